@@ -1,0 +1,51 @@
+/** Server error codes of spec §8: a closed union, each mapped once to an HTTP status. */
+export const serverErrorCodes = [
+  'not_found',
+  'name_conflict',
+  'bad_param',
+  'wrong_auth',
+  'unauthorized',
+  'wrong_credentials',
+  'wrong_provider',
+  'insufficient_privileges',
+  'not_empty',
+  'limit_exceeded',
+  'already_member',
+  'not_finalized',
+  'already_finalized',
+  'unexpected_patch',
+  'timeout',
+  'not_patch',
+  'not_supported',
+  'unexpected_error',
+] as const;
+
+export type ServerErrorCode = (typeof serverErrorCodes)[number];
+
+export const httpStatusOfCode: Record<ServerErrorCode, number> = {
+  not_found: 404,
+  name_conflict: 409,
+  bad_param: 400,
+  wrong_auth: 401,
+  unauthorized: 401,
+  wrong_credentials: 401,
+  wrong_provider: 400,
+  insufficient_privileges: 403,
+  not_empty: 409,
+  limit_exceeded: 413,
+  already_member: 409,
+  not_finalized: 409,
+  already_finalized: 409,
+  unexpected_patch: 409,
+  timeout: 503,
+  not_patch: 409,
+  not_supported: 501,
+  unexpected_error: 500,
+};
+
+/** The body every failing REST call answers with, and what tRPC carries in `data`. */
+export type ErrorBody = { code: ServerErrorCode; message: string; details?: unknown };
+
+export function isServerErrorCode(value: unknown): value is ServerErrorCode {
+  return typeof value === 'string' && (serverErrorCodes as readonly string[]).includes(value);
+}
