@@ -32,7 +32,7 @@ export const httpStatusOfCode: Record<ServerErrorCode, number> = {
   wrong_provider: 400,
   insufficient_privileges: 403,
   not_empty: 409,
-  limit_exceeded: 413,
+  limit_exceeded: 429,
   already_member: 409,
   not_finalized: 409,
   already_finalized: 409,

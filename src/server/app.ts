@@ -1,0 +1,39 @@
+import { openapi } from '@elysiajs/openapi';
+import { Elysia } from 'elysia';
+import { z } from 'zod';
+import type { Deps } from './deps.ts';
+import { authRoutes } from './domains/auth/auth.rest.ts';
+import { usersRoutes } from './domains/users/users.rest.ts';
+import { errorHandler } from './http/error-handler.ts';
+import { requestLog } from './http/request-log.ts';
+import { trpcRoutes } from './trpc/mount.ts';
+
+export const apiVersion = '0.0.1';
+
+/** The whole HTTP surface except the static client (served by Bun's router in serve.ts). */
+export function createApp(deps: Deps) {
+  return new Elysia()
+    .use(errorHandler(deps.log))
+    .use(requestLog(deps.log))
+    .use(
+      openapi({
+        path: '/api/docs',
+        specPath: '/api/openapi.json',
+        documentation: {
+          info: { title: `${deps.config.appName} API`, version: apiVersion },
+          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+          security: [{ bearer: [] }],
+        },
+        exclude: { paths: ['/health', '/trpc/*'] },
+        mapJsonSchema: { zod: z.toJSONSchema },
+      }),
+    )
+    .get('/health', async ({ set }) => {
+      set.headers['cache-control'] = 'no-store';
+      return { status: 'ok', version: apiVersion };
+    })
+    .group('/api', (api) => api.use(authRoutes(deps)).use(usersRoutes(deps)))
+    .use(trpcRoutes(deps));
+}
+
+export type App = ReturnType<typeof createApp>;

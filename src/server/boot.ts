@@ -1,0 +1,29 @@
+import type { Config } from './config.ts';
+import { openDatabase, pgliteDirOf } from './db/client.ts';
+import { migrateDatabase } from './db/migrate.ts';
+import type { Deps } from './deps.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createBlobStore } from './storage/index.ts';
+
+/** Composition root minus listening: config → database (migrated) → storage → deps. */
+export async function bootDeps(config: Config, options: { log?: Logger; pgliteTemplate?: Blob; inMemoryPglite?: boolean } = {}): Promise<Deps> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const database = await openDatabase({
+    url: config.databaseUrl,
+    pgliteDir: options.inMemoryPglite ? undefined : pgliteDirOf(config.dataDir),
+    pgliteTemplate: options.pgliteTemplate,
+  });
+  try {
+    await migrateDatabase(database);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  const storage = createBlobStore(config.storageUrl, { dataDir: config.dataDir });
+  return { config, db: database.db, database, storage, log };
+}
+
+export async function closeDeps(deps: Deps): Promise<void> {
+  await deps.storage.close?.();
+  await deps.database.close();
+}

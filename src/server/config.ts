@@ -1,0 +1,139 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { privilegeNames } from '../shared/schemas/privileges.ts';
+
+/** Every environment variable Cartridge reads, with its default and meaning (README and --help). */
+export const configVariables = [
+  ['PORT', '3000', 'HTTP port of the app (0 picks a free one)'],
+  ['HOST', '0.0.0.0', 'address to listen on'],
+  ['DATA_DIR', './data', 'folder for the embedded database, blobs and the generated secret key'],
+  ['DATABASE_URL', '(embedded PGlite in DATA_DIR/db)', 'postgres://user:pass@host:5432/db to use PostgreSQL'],
+  ['STORAGE_URL', 'file:', 'blob store: file: (DATA_DIR/blobs), file:/path, or s3://bucket[/prefix]'],
+  ['PUBLIC_URL', 'http://localhost:PORT', 'address users reach the app at (links, cookies, OAuth)'],
+  ['PLAY_ORIGIN', 'http://127.0.0.1:PLAY_PORT', 'separate origin serving HTML5 games'],
+  ['PLAY_PORT', 'PORT+1', 'port of the play origin when it is served by this process'],
+  ['SECRET_KEY', '(generated into DATA_DIR/secret.key)', 'at least 32 characters; encrypts stored keys and signs URLs'],
+  ['APP_NAME', 'Cartridge', 'name shown in titles and mails'],
+  ['AUTH_REQUIRED', 'false', 'true: the whole app requires sign-in'],
+  ['REGISTRATION', 'open', 'open | closed (only the first user may register)'],
+  ['DEFAULT_PRIVILEGES', 'create_project', 'comma-separated privileges every new user gets'],
+  ['SESSION_DAYS', '30', 'lifetime of a browser session, renewed by use'],
+  ['TRUST_PROXY', 'false', 'true behind a load balancer: take the client address from X-Forwarded-For'],
+  ['LOG_LEVEL', 'info', 'silent | error | info | debug'],
+] as const;
+
+const booleanText = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const urlText = (protocols: string[]) =>
+  z.string().refine((value) => {
+    try {
+      return protocols.includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a URL starting with ${protocols.join(' or ')}`);
+
+const environmentSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: urlText(['postgres:', 'postgresql:']).optional(),
+  STORAGE_URL: z
+    .string()
+    .regex(/^(file:.*|s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?)$/, 'must be file:, file:/path or s3://bucket[/prefix]')
+    .default('file:'),
+  PUBLIC_URL: urlText(['http:', 'https:']).optional(),
+  PLAY_ORIGIN: urlText(['http:', 'https:']).optional(),
+  PLAY_PORT: port.optional(),
+  SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  APP_NAME: z.string().min(1).max(64).default('Cartridge'),
+  AUTH_REQUIRED: booleanText.default(false),
+  REGISTRATION: z.enum(['open', 'closed']).default('open'),
+  DEFAULT_PRIVILEGES: z
+    .string()
+    .default('create_project')
+    .transform((text) => text.split(',').map((item) => item.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(privilegeNames))),
+  SESSION_DAYS: z.coerce.number().positive().max(3650).default(30),
+  TRUST_PROXY: booleanText.default(false),
+  LOG_LEVEL: z.enum(['silent', 'error', 'info', 'debug']).default('info'),
+});
+
+export type Config = {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  storageUrl: string;
+  publicUrl: string | undefined;
+  playOrigin: string | undefined;
+  playPort: number | undefined;
+  secretKey: string;
+  appName: string;
+  authRequired: boolean;
+  registration: 'open' | 'closed';
+  defaultPrivileges: string[];
+  sessionDays: number;
+  trustProxy: boolean;
+  logLevel: 'silent' | 'error' | 'info' | 'debug';
+};
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Parses the environment; throws ConfigError with one line naming the variable at fault. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty value means unset, except where empty is a meaningful choice (no default privileges).
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([name, value]) => value !== undefined && (value !== '' || name === 'DEFAULT_PRIVILEGES')),
+  );
+  const parsed = environmentSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const name = String(issue.path[0] ?? 'environment');
+    throw new ConfigError(`Invalid ${name}=${JSON.stringify(present[name] ?? '')}: ${issue.message}`);
+  }
+  const values = parsed.data;
+  const dataDir = resolve(values.DATA_DIR);
+  return {
+    port: values.PORT,
+    host: values.HOST,
+    dataDir,
+    databaseUrl: values.DATABASE_URL,
+    storageUrl: values.STORAGE_URL,
+    publicUrl: values.PUBLIC_URL?.replace(/\/+$/, ''),
+    playOrigin: values.PLAY_ORIGIN?.replace(/\/+$/, ''),
+    playPort: values.PLAY_PORT,
+    secretKey: values.SECRET_KEY ?? readOrCreateSecretKey(dataDir),
+    appName: values.APP_NAME,
+    authRequired: values.AUTH_REQUIRED,
+    registration: values.REGISTRATION,
+    defaultPrivileges: values.DEFAULT_PRIVILEGES,
+    sessionDays: values.SESSION_DAYS,
+    trustProxy: values.TRUST_PROXY,
+    logLevel: values.LOG_LEVEL,
+  };
+}
+
+/** The key is generated once and kept in DATA_DIR so restarts can still decrypt what it sealed. */
+function readOrCreateSecretKey(dataDir: string): string {
+  const path = join(dataDir, 'secret.key');
+  if (existsSync(path)) return readFileSync(path, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32).toString('base64url');
+  writeFileSync(path, key + '\n', { mode: 0o600, flag: 'wx' });
+  return key;
+}
+
+export function formatConfigHelp(appName = 'Cartridge'): string {
+  const width = Math.max(...configVariables.map(([name]) => name.length));
+  const lines = configVariables.map(([name, fallback, meaning]) => `  ${name.padEnd(width)}  ${meaning} (default: ${fallback})`);
+  return `${appName} server\n\nUsage: cartridge [--help]\n\nEnvironment variables:\n${lines.join('\n')}\n`;
+}

@@ -1,0 +1,69 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import postgres from 'postgres';
+import * as schema from './schema/index.ts';
+import { loadPgliteAssets } from './pglite-assets.ts';
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+/** A transaction handle: it has the same query API as the database. */
+export type Executor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute' | 'transaction'>;
+
+export type DatabaseHandle = {
+  db: Database;
+  kind: 'pglite' | 'postgres';
+  /** Runs fn while holding a PostgreSQL advisory lock (PGlite has one connection: no lock needed). */
+  withAdvisoryLock<T>(lockId: number, fn: () => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+};
+
+export type DatabaseOptions = {
+  /** postgres:// URL; absent → embedded PGlite. */
+  url?: string;
+  /** PGlite data folder; absent → in memory. */
+  pgliteDir?: string;
+  /** A PGlite data dump to start from (tests clone a migrated template this way). */
+  pgliteTemplate?: Blob;
+};
+
+export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHandle> {
+  if (options.url) {
+    const client = postgres(options.url, { max: 10, onnotice: () => {}, connection: { application_name: 'cartridge' } });
+    const db = drizzlePostgres({ client, schema, casing: 'snake_case' }) as unknown as Database;
+    const withAdvisoryLock = async <T>(lockId: number, fn: () => Promise<T>): Promise<T> => {
+      const connection = await client.reserve();
+      try {
+        await connection`select pg_advisory_lock(${lockId})`;
+        return await fn();
+      } finally {
+        await connection`select pg_advisory_unlock(${lockId})`.catch(() => {});
+        connection.release();
+      }
+    };
+    return { db, kind: 'postgres', withAdvisoryLock, close: () => client.end({ timeout: 5 }) };
+  }
+  if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
+  const client = await PGlite.create({
+    ...(await loadPgliteAssets()),
+    dataDir: options.pgliteDir,
+    loadDataDir: options.pgliteTemplate,
+    relaxedDurability: false,
+  });
+  const db = drizzlePglite({ client, schema, casing: 'snake_case' }) as unknown as Database;
+  return {
+    db,
+    kind: 'pglite',
+    withAdvisoryLock: (_lockId, fn) => fn(),
+    close: async () => {
+      if (!client.closed) await client.close();
+    },
+  };
+}
+
+export function pgliteDirOf(dataDir: string): string {
+  return join(dataDir, 'db');
+}

@@ -1,0 +1,13 @@
+import type { Config } from './config.ts';
+import type { Database, DatabaseHandle } from './db/client.ts';
+import type { Logger } from './logger.ts';
+import type { BlobStore } from './storage/index.ts';
+
+/** Everything a service needs from the outside world, built once by the composition root. */
+export type Deps = {
+  config: Config;
+  db: Database;
+  database: DatabaseHandle;
+  storage: BlobStore;
+  log: Logger;
+};

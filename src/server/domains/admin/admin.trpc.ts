@@ -1,0 +1,9 @@
+import { adminPrivilegeInput } from '../../../shared/schemas/users.ts';
+import { procedure, router } from '../../trpc/init.ts';
+import { grantPrivilege, listUsers, revokePrivilege } from './privileges.service.ts';
+
+export const adminRouter = router({
+  users: procedure.query(({ ctx }) => listUsers(ctx.deps, ctx.actor)),
+  grantPrivilege: procedure.input(adminPrivilegeInput).mutation(({ ctx, input }) => grantPrivilege(ctx.deps, ctx.actor, input)),
+  revokePrivilege: procedure.input(adminPrivilegeInput).mutation(({ ctx, input }) => revokePrivilege(ctx.deps, ctx.actor, input)),
+});

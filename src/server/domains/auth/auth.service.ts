@@ -1,0 +1,114 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { passwordSignInInput, type PasswordSignInInput, type Session } from '../../../shared/schemas/auth.ts';
+import { privilegeNames, type PrivilegeName } from '../../../shared/schemas/privileges.ts';
+import { newId } from '../../db/ids.ts';
+import { credentials, sessions, userPrivileges, users } from '../../db/schema/index.ts';
+import type { Deps } from '../../deps.ts';
+import { AppError } from '../../errors.ts';
+import type { Actor } from './actor.ts';
+import { findLiveSession, privilegesOf, type SessionRow } from './principal.ts';
+import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './sign-in-limits.ts';
+import { generateToken, hashToken } from './tokens.ts';
+
+export type RequestOrigin = { address?: string; userAgent?: string };
+export type SignedIn = { session: Session; token: string };
+
+/** First registration serialises on this lock so exactly one user becomes the administrator. */
+const registrationLockId = 7_303_002;
+/** Verifying against a real hash for unknown names keeps their timing equal to wrong passwords. */
+let decoyHash: Promise<string> | undefined;
+
+export async function signInWithPassword(deps: Deps, rawInput: PasswordSignInInput, origin: RequestOrigin): Promise<SignedIn> {
+  const input = passwordSignInInput.parse(rawInput);
+  await assertSignInAllowed(deps.db, input.name, origin.address);
+  const userId = input.intent === 'register' ? await registerUser(deps, input) : await verifyPassword(deps, input.name, input.password, origin);
+  const token = generateToken('cs');
+  const expiresAt = new Date(Date.now() + deps.config.sessionDays * 86_400_000);
+  const [row] = await deps.db
+    .insert(sessions)
+    .values({ id: newId(), userId, tokenHash: hashToken(token), requireSession: true, expiresAt, userAgent: origin.userAgent?.slice(0, 256) })
+    .returning();
+  await deps.db.update(credentials).set({ lastUsedAt: new Date() }).where(and(eq(credentials.provider, 'password'), eq(credentials.name, input.name)));
+  return { session: await describeSession(deps, row!, token), token };
+}
+
+async function verifyPassword(deps: Deps, name: string, password: string, origin: RequestOrigin): Promise<string> {
+  const [credential] = await deps.db
+    .select({ userId: credentials.userId, secretHash: credentials.secretHash })
+    .from(credentials)
+    .where(and(eq(credentials.provider, 'password'), eq(credentials.name, name)));
+  decoyHash ??= Bun.password.hash(crypto.randomUUID(), { algorithm: 'argon2id' });
+  const valid = await Bun.password.verify(password, credential?.secretHash ?? (await decoyHash));
+  if (!credential || !valid) {
+    await recordSignInFailure(deps.db, name, origin.address);
+    throw new AppError('wrong_credentials', 'Wrong user name or password');
+  }
+  await clearSignInFailures(deps.db, name);
+  return credential.userId;
+}
+
+async function registerUser(deps: Deps, input: { name: string; password: string; title?: string }): Promise<string> {
+  const secretHash = await Bun.password.hash(input.password, { algorithm: 'argon2id' });
+  return deps.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${registrationLockId})`);
+    const [existing] = await tx.select({ count: sql<number>`count(*)::int` }).from(users);
+    const isFirstUser = (existing?.count ?? 0) === 0;
+    if (!isFirstUser && deps.config.registration === 'closed') {
+      throw new AppError('insufficient_privileges', 'Registration is closed on this instance');
+    }
+    const [taken] = await tx
+      .select({ id: credentials.id })
+      .from(credentials)
+      .where(and(eq(credentials.provider, 'password'), eq(credentials.name, input.name)));
+    if (taken) throw new AppError('name_conflict', `The user name ${input.name} is taken`);
+    const userId = newId();
+    await tx.insert(users).values({ id: userId, title: input.title ?? input.name, isAdmin: isFirstUser });
+    await tx.insert(credentials).values({ id: newId(), userId, provider: 'password', name: input.name, secretHash, title: input.name });
+    const granted: PrivilegeName[] = isFirstUser ? [...privilegeNames] : (deps.config.defaultPrivileges as PrivilegeName[]);
+    if (granted.length > 0) await tx.insert(userPrivileges).values(granted.map((privilege) => ({ userId, privilege })));
+    return userId;
+  });
+}
+
+/** GET /auth/session: the caller's session, with the token the browser client sends as bearer. */
+export async function getSession(deps: Deps, token: string | undefined): Promise<Session> {
+  const found = token ? await findLiveSession(deps.db, token) : undefined;
+  if (!found) return visitorSession(deps);
+  return describeSession(deps, found.session, token!);
+}
+
+/** POST /auth/clear: ends the calling session (a browser sign-out, or revoking the token used). */
+export async function clearSession(deps: Deps, actor: Actor): Promise<void> {
+  if (actor.kind !== 'user') return;
+  await deps.db.delete(sessions).where(eq(sessions.id, actor.sessionId));
+}
+
+export function visitorSession(deps: Deps): Session {
+  return {
+    id: null,
+    started: null,
+    lastAuth: null,
+    expiration: null,
+    requireSession: true,
+    userInfo: null,
+    userPrivileges: [],
+    authToken: null,
+    authRequired: deps.config.authRequired,
+  };
+}
+
+async function describeSession(deps: Deps, row: SessionRow, token: string): Promise<Session> {
+  const [user] = await deps.db.select({ id: users.id, title: users.title, isAdmin: users.isAdmin }).from(users).where(eq(users.id, row.userId));
+  if (!user) return visitorSession(deps);
+  return {
+    id: row.id,
+    started: row.createdAt.toISOString(),
+    lastAuth: row.lastAuthAt.toISOString(),
+    expiration: row.expiresAt?.toISOString() ?? null,
+    requireSession: row.requireSession,
+    userInfo: { id: user.id, title: user.title },
+    userPrivileges: await privilegesOf(deps.db, user.id, user.isAdmin),
+    authToken: token,
+    authRequired: deps.config.authRequired,
+  };
+}

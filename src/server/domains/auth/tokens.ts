@@ -1,0 +1,15 @@
+/** Bearer tokens are 256 random bits; only their SHA-256 is stored, so a database leak reveals none. */
+export function generateToken(prefix: 'cs' | 'ct'): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `${prefix}_${Buffer.from(bytes).toString('base64url')}`;
+}
+
+export function hashToken(token: string): string {
+  return new Bun.CryptoHasher('sha256').update(token).digest('hex');
+}
+
+export function bearerTokenOf(authorization: string | null | undefined): string | undefined {
+  if (!authorization) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  return match?.[1];
+}

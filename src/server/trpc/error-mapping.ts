@@ -1,0 +1,38 @@
+import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import type { ServerErrorCode } from '../../shared/errors.ts';
+import { AppError } from '../errors.ts';
+
+const trpcCodeOfStatus: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  501: 'NOT_IMPLEMENTED',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+export function trpcErrorOf(error: AppError): TRPCError {
+  return new TRPCError({ code: trpcCodeOfStatus[error.status] ?? 'INTERNAL_SERVER_ERROR', message: error.message, cause: error });
+}
+
+type IssueLike = { path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> };
+
+/** The catalogued code and message a tRPC error carries in `data.code`, the same as REST would answer. */
+export function appErrorOfTrpc(error: TRPCError): { code: ServerErrorCode; message: string } {
+  const cause = error.cause;
+  if (cause instanceof AppError) return { code: cause.code, message: cause.message };
+  const issues = (cause as { issues?: IssueLike[] } | undefined)?.issues;
+  if (error.code === 'BAD_REQUEST' && Array.isArray(issues)) {
+    const first = issues[0]?.path?.[0];
+    const name = typeof first === 'object' && first !== null ? String(first.key) : first === undefined ? 'body' : String(first);
+    return { code: 'bad_param', message: `Invalid \`${name}\`` };
+  }
+  if (error.code === 'BAD_REQUEST' || error.code === 'PARSE_ERROR') return { code: 'bad_param', message: 'Invalid `body`' };
+  if (error.code === 'NOT_FOUND') return { code: 'not_found', message: 'not found' };
+  return { code: 'unexpected_error', message: 'Unexpected error' };
+}

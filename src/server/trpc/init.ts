@@ -1,0 +1,46 @@
+import { initTRPC } from '@trpc/server';
+import { AppError } from '../errors.ts';
+import type { Deps } from '../deps.ts';
+import { resolveActor } from '../domains/auth/principal.ts';
+import type { RequestOrigin } from '../domains/auth/auth.service.ts';
+import { appErrorOfTrpc, trpcErrorOf } from './error-mapping.ts';
+
+export type TrpcContext = {
+  deps: Deps;
+  /** Bearer token of the call, if any. */
+  token: string | undefined;
+  /** Session cookie, read only by auth.session (the cookie alone authorises nothing else). */
+  cookieToken: string | undefined;
+  origin: RequestOrigin;
+  resHeaders: Headers;
+};
+
+const t = initTRPC.context<TrpcContext>().create({
+  isDev: false,
+  errorFormatter({ shape, error }) {
+    const { code, message } = appErrorOfTrpc(error);
+    return { message, code: shape.code, data: { code, httpStatus: shape.data.httpStatus, path: shape.data.path } };
+  },
+});
+
+export const router = t.router;
+
+/** Services throw AppError; this gives each the tRPC code of its HTTP status and logs the unknown. */
+const mapErrors = t.middleware(async ({ ctx, next, path }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const cause = result.error.cause;
+  if (cause instanceof AppError) throw trpcErrorOf(cause);
+  if (result.error.code === 'INTERNAL_SERVER_ERROR') {
+    ctx.deps.log.error('unexpected error', { path, error: cause?.stack ?? result.error.message });
+  }
+  return result;
+});
+
+/** Procedures that answer visitors too; the actor comes from the bearer token. */
+export const procedure = t.procedure.use(mapErrors).use(async ({ ctx, next }) =>
+  next({ ctx: { actor: await resolveActor(ctx.deps.db, ctx.token, ctx.deps.config.sessionDays) } }),
+);
+
+/** Procedures that must not fail on a stale token (auth.session): no actor resolution. */
+export const sessionlessProcedure = t.procedure.use(mapErrors);

@@ -1,0 +1,12 @@
+import { adminRouter } from '../domains/admin/admin.trpc.ts';
+import { authRouter } from '../domains/auth/auth.trpc.ts';
+import { usersRouter } from '../domains/users/users.trpc.ts';
+import { router } from './init.ts';
+
+export const appRouter = router({
+  auth: authRouter,
+  users: usersRouter,
+  admin: adminRouter,
+});
+
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { privilegeSchema } from './privileges.ts';
+
+export const userTitleSchema = z.string().trim().min(1).max(64);
+
+export const patchMeInput = z.object({ title: userTitleSchema });
+
+export const meSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  name: z.string().nullable(),
+  isAdmin: z.boolean(),
+  privileges: z.array(privilegeSchema),
+  created: z.string(),
+});
+export type Me = z.infer<typeof meSchema>;
+
+export const sessionIdSchema = z.string().min(1).max(64);
+
+export const createApiTokenInput = z.object({
+  title: z.string().trim().min(1).max(64).optional(),
+  /** ISO 8601 time in the future, or null/absent for a token that never expires. */
+  expires: z.iso.datetime({ offset: true }).nullable().optional(),
+});
+
+export const sessionItemSchema = z.object({
+  id: z.string(),
+  title: z.string().nullable(),
+  started: z.string(),
+  lastAuth: z.string(),
+  lastUsed: z.string(),
+  expiration: z.string().nullable(),
+  requireSession: z.boolean(),
+  isCurrent: z.boolean(),
+});
+export type SessionItem = z.infer<typeof sessionItemSchema>;
+
+export const createdApiTokenSchema = z.object({ session: sessionItemSchema, token: z.string() });
+
+export const adminPrivilegeInput = z.object({
+  /** User id or sign-in name. */
+  user: z.string().trim().min(1).max(64),
+  privilege: privilegeSchema,
+});
+
+export const adminUserSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  name: z.string().nullable(),
+  isAdmin: z.boolean(),
+  privileges: z.array(privilegeSchema),
+  created: z.string(),
+});

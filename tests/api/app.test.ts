@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.stop());
+
+describe('the process surface', () => {
+  test('/health answers for load balancers', async () => {
+    const response = await server.fetch('/health');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok', version: '0.0.1' });
+  });
+
+  test('the OpenAPI document is generated from the route schemas', async () => {
+    const response = await server.fetch('/api/openapi.json');
+    expect(response.status).toBe(200);
+    const document = await response.json();
+    expect(document.info.version).toBe('0.0.1');
+    for (const path of ['/api/auth/password', '/api/auth/session', '/api/auth/clear', '/api/users/me', '/api/users/me/sessions', '/api/users/me/sessions/{session}']) {
+      expect(Object.keys(document.paths)).toContain(path);
+    }
+    const body = document.paths['/api/auth/password'].post.requestBody.content['application/json'].schema;
+    expect(body.properties.intent.enum).toEqual(['login', 'register']);
+    expect(body.required).toEqual(expect.arrayContaining(['name', 'password']));
+    expect(Object.keys(document.paths).some((path) => path.startsWith('/trpc'))).toBe(false);
+  });
+
+  test('an unknown API path is a catalogued not_found', async () => {
+    const response = await server.fetch('/api/no/such/thing');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ code: 'not_found', message: 'not found' });
+  });
+
+  test('the client is served at / and for deep links', async () => {
+    for (const path of ['/', '/projects/some-project/branches/main', '/me']) {
+      const response = await server.fetch(path);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/html');
+      expect(await response.text()).toContain('<div id="root">');
+    }
+  });
+});

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { eq } from 'drizzle-orm';
+import { sessions } from '../../src/server/db/schema/index.ts';
+import { registerUser } from '../support/accounts.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer({ TRUST_PROXY: 'true' });
+});
+afterAll(() => server.stop());
+
+const signIn = (body: unknown, headers: Record<string, string> = {}) =>
+  server.fetch('/api/auth/password', { method: 'POST', json: body, headers });
+
+describe('POST /api/auth/password', () => {
+  test('the first user registered is the administrator and holds every privilege', async () => {
+    const response = await signIn({ name: 'Founder', password: 'correct horse', intent: 'register', title: 'The Founder' });
+    expect(response.status).toBe(200);
+    const session = await response.json();
+    expect(session.userInfo).toEqual({ id: expect.any(String), title: 'The Founder' });
+    expect(session.userPrivileges.sort()).toEqual(['cloud_play', 'create_project', 'store_publish']);
+    expect(session.requireSession).toBe(true);
+    expect(session.authToken).toMatch(/^cs_[A-Za-z0-9_-]{43}$/);
+    expect(new Date(session.expiration).getTime()).toBeGreaterThan(Date.now() + 29 * 86_400_000);
+    expect(session.started).toBe(session.lastAuth);
+    const cookie = response.headers.get('set-cookie')!;
+    expect(cookie).toContain(`cartridge_session=${session.authToken}`);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/Secure/);
+    const me = await (await server.fetch('/api/users/me', { token: session.authToken })).json();
+    expect(me).toMatchObject({ name: 'founder', title: 'The Founder', isAdmin: true });
+  });
+
+  test('later users get the default privileges only', async () => {
+    const user = await registerUser(server);
+    const session = await (await server.fetch('/api/auth/session', { token: user.token })).json();
+    expect(session.userPrivileges).toEqual(['create_project']);
+    const me = await (await server.fetch('/api/users/me', { token: user.token })).json();
+    expect(me.isAdmin).toBe(false);
+  });
+
+  test('a taken name is a name_conflict, compared case-insensitively', async () => {
+    await registerUser(server, 'taken-name');
+    const response = await signIn({ name: 'TAKEN-name', password: 'another password', intent: 'register' });
+    expect(response.status).toBe(409);
+    expect(await response.json()).toEqual({ code: 'name_conflict', message: 'The user name taken-name is taken' });
+  });
+
+  test('signs in with the right password and opens a new session', async () => {
+    const user = await registerUser(server);
+    const response = await signIn({ name: user.name, password: user.password });
+    expect(response.status).toBe(200);
+    const session = await response.json();
+    expect(session.userInfo.id).toBe(user.id);
+    expect(session.authToken).not.toBe(user.token);
+    const list = await (await server.fetch('/api/users/me/sessions', { token: session.authToken })).json();
+    expect(list.filter((item: { requireSession: boolean }) => item.requireSession)).toHaveLength(2);
+  });
+
+  test('a wrong password and an unknown name answer the same wrong_credentials', async () => {
+    const user = await registerUser(server);
+    const wrong = await signIn({ name: user.name, password: 'not the password' });
+    const unknown = await signIn({ name: 'nobody-by-this-name', password: 'whatever123' });
+    expect(wrong.status).toBe(401);
+    expect(unknown.status).toBe(401);
+    expect(await wrong.json()).toEqual({ code: 'wrong_credentials', message: 'Wrong user name or password' });
+    expect(await unknown.json()).toEqual({ code: 'wrong_credentials', message: 'Wrong user name or password' });
+  });
+
+  test.each([
+    ['bad JSON', '{"name": "x",', 'Invalid `body`'],
+    ['missing password', JSON.stringify({ name: 'someone' }), 'Invalid `body`'],
+    ['wrong type', JSON.stringify({ name: 12, password: 'long enough' }), 'Invalid `body`'],
+    ['short password', JSON.stringify({ name: 'someone', password: 'short' }), 'Invalid `body`'],
+    ['bad name', JSON.stringify({ name: 'no spaces allowed', password: 'long enough' }), 'Invalid `body`'],
+    ['unknown intent', JSON.stringify({ name: 'someone', password: 'long enough', intent: 'steal' }), 'Invalid `body`'],
+  ])('invalid input (%s) is a 400 bad_param and creates nothing', async (_case, body, message) => {
+    const response = await server.fetch('/api/auth/password', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: 'bad_param', message });
+    const again = await signIn({ name: 'someone', password: 'long enough' });
+    expect((await again.json()).code).toBe('wrong_credentials');
+  });
+
+  test('failed sign-ins are limited per account, even for the right password afterwards', async () => {
+    const user = await registerUser(server);
+    const address = { 'x-forwarded-for': '198.51.100.7' };
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await signIn({ name: user.name, password: 'wrong password' }, address)).status).toBe(401);
+    }
+    const limited = await signIn({ name: user.name, password: user.password }, { 'x-forwarded-for': '198.51.100.8' });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('900');
+    expect((await limited.json()).code).toBe('limit_exceeded');
+    const other = await registerUser(server);
+    expect((await signIn({ name: other.name, password: other.password }, address)).status).toBe(200);
+  });
+
+  test('failed sign-ins are limited per address across accounts', async () => {
+    const address = { 'x-forwarded-for': '203.0.113.9' };
+    for (let attempt = 0; attempt < 50; attempt++) {
+      expect((await signIn({ name: `ghost${attempt}`, password: 'wrong password' }, address)).status).toBe(401);
+    }
+    const user = await registerUser(server);
+    expect((await signIn({ name: user.name, password: user.password }, address)).status).toBe(429);
+    expect((await signIn({ name: user.name, password: user.password }, { 'x-forwarded-for': '203.0.113.10' })).status).toBe(200);
+  });
+});
+
+describe('GET /api/auth/session', () => {
+  test('a visitor gets an empty session saying whether sign-in is required', async () => {
+    const response = await server.fetch('/api/auth/session');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(await response.json()).toEqual({
+      id: null,
+      started: null,
+      lastAuth: null,
+      expiration: null,
+      requireSession: true,
+      userInfo: null,
+      userPrivileges: [],
+      authToken: null,
+      authRequired: false,
+    });
+  });
+
+  test('the session cookie becomes the bearer token the client sends', async () => {
+    const user = await registerUser(server);
+    const session = await (await server.fetch('/api/auth/session', { headers: { cookie: user.cookie } })).json();
+    expect(session.authToken).toBe(user.token);
+    expect(session.userInfo.id).toBe(user.id);
+  });
+
+  test('the cookie alone authorises nothing else', async () => {
+    const user = await registerUser(server);
+    const response = await server.fetch('/api/users/me', { headers: { cookie: user.cookie } });
+    expect(response.status).toBe(401);
+    expect((await response.json()).code).toBe('unauthorized');
+  });
+
+  test('an unknown cookie is cleared and answered as a visitor', async () => {
+    const response = await server.fetch('/api/auth/session', { headers: { cookie: 'cartridge_session=cs_forged' } });
+    expect((await response.json()).userInfo).toBeNull();
+    expect(response.headers.get('set-cookie')).toMatch(/cartridge_session=;.*Expires=Thu, 01 Jan 1970/);
+  });
+});
+
+describe('POST /api/auth/clear and dead tokens', () => {
+  test('sign-out ends the session: its token is then wrong_auth', async () => {
+    const user = await registerUser(server);
+    const cleared = await server.fetch('/api/auth/clear', { method: 'POST', token: user.token });
+    expect(cleared.status).toBe(200);
+    expect(cleared.headers.get('set-cookie')).toMatch(/cartridge_session=;/);
+    const after = await server.fetch('/api/users/me', { token: user.token });
+    expect(after.status).toBe(401);
+    expect(await after.json()).toEqual({ code: 'wrong_auth', message: 'The session or API token is unknown, revoked or expired' });
+    expect((await (await server.fetch('/api/auth/session', { token: user.token })).json()).userInfo).toBeNull();
+  });
+
+  test('an unknown bearer token is wrong_auth', async () => {
+    const response = await server.fetch('/api/users/me', { token: 'cs_not-a-real-token' });
+    expect(response.status).toBe(401);
+    expect((await response.json()).code).toBe('wrong_auth');
+  });
+
+  test('an expired session is wrong_auth', async () => {
+    const user = await registerUser(server);
+    await server.deps.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.userId, user.id));
+    expect((await server.fetch('/api/users/me', { token: user.token })).status).toBe(401);
+  });
+
+  test('tokens are stored only as hashes', async () => {
+    const user = await registerUser(server);
+    const rows = await server.deps.db.select().from(sessions).where(eq(sessions.userId, user.id));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.tokenHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(rows)).not.toContain(user.token);
+  });
+});

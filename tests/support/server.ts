@@ -1,0 +1,64 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import type { AppRouter } from '../../src/server/trpc/router.ts';
+import { bootDeps, closeDeps } from '../../src/server/boot.ts';
+import { loadConfig } from '../../src/server/config.ts';
+import type { Deps } from '../../src/server/deps.ts';
+import { startServer } from '../../src/server/serve.ts';
+import { createTestDatabase, pgliteTemplate } from './database.ts';
+
+export type TestServer = {
+  url: string;
+  deps: Deps;
+  dataDir: string;
+  /** fetch against the server; a relative path is resolved under its URL. */
+  fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
+  trpc(token?: string): ReturnType<typeof createTRPCClient<AppRouter>>;
+  stop(): Promise<void>;
+};
+
+/** Starts the real server on a free port with a fresh database and a temporary data folder. */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cartridge-test-'));
+  const database = await createTestDatabase();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    SECRET_KEY: 'test-secret-key-that-is-long-enough-0123456789',
+    DATABASE_URL: database.url,
+    ...env,
+  });
+  const deps = await bootDeps(config, {
+    inMemoryPglite: true,
+    pgliteTemplate: database.url ? undefined : await pgliteTemplate(),
+  });
+  const server = startServer(deps, { port: 0, hostname: '127.0.0.1' });
+  const url = server.url;
+  return {
+    url,
+    deps,
+    dataDir,
+    fetch(path, init = {}) {
+      const { token, json, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (token) headers.set('authorization', `Bearer ${token}`);
+      if (json !== undefined) headers.set('content-type', 'application/json');
+      return fetch(new URL(path, url), { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+    trpc(token) {
+      return createTRPCClient<AppRouter>({
+        links: [httpLink({ url: `${url}/trpc`, headers: () => (token ? { authorization: `Bearer ${token}` } : {}) })],
+      });
+    },
+    async stop() {
+      await server.stop();
+      await closeDeps(deps);
+      await database.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import { describe, expect, test } from 'bun:test';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, configVariables, loadConfig } from '../../src/server/config.ts';
+
+const withDataDir = <T>(fn: (dir: string) => T): T => {
+  const dir = mkdtempSync(join(tmpdir(), 'cartridge-config-'));
+  try {
+    return fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
+
+describe('loadConfig', () => {
+  test('has a default for everything', () =>
+    withDataDir((dir) => {
+      const config = loadConfig({ DATA_DIR: dir });
+      expect(config).toMatchObject({
+        port: 3000,
+        dataDir: dir,
+        databaseUrl: undefined,
+        storageUrl: 'file:',
+        appName: 'Cartridge',
+        authRequired: false,
+        registration: 'open',
+        defaultPrivileges: ['create_project'],
+        logLevel: 'info',
+      });
+    }));
+
+  test('generates the secret key once and keeps it in DATA_DIR', () =>
+    withDataDir((dir) => {
+      const first = loadConfig({ DATA_DIR: dir }).secretKey;
+      expect(first.length).toBeGreaterThanOrEqual(43);
+      expect(loadConfig({ DATA_DIR: dir }).secretKey).toBe(first);
+      expect(readFileSync(join(dir, 'secret.key'), 'utf8').trim()).toBe(first);
+      expect(statSync(join(dir, 'secret.key')).mode & 0o777).toBe(0o600);
+    }));
+
+  test('a given SECRET_KEY is used and nothing is written', () =>
+    withDataDir((dir) => {
+      expect(loadConfig({ DATA_DIR: dir, SECRET_KEY: 'k'.repeat(40) }).secretKey).toBe('k'.repeat(40));
+      expect(existsSync(join(dir, 'secret.key'))).toBe(false);
+    }));
+
+  test.each([
+    [{ PORT: 'eighty' }, /^Invalid PORT="eighty": /],
+    [{ PORT: '70000' }, /^Invalid PORT="70000": /],
+    [{ DATABASE_URL: 'mysql://x' }, /^Invalid DATABASE_URL="mysql:\/\/x": must be a URL starting with postgres: or postgresql:$/],
+    [{ STORAGE_URL: 'ftp://bucket' }, /^Invalid STORAGE_URL="ftp:\/\/bucket": must be file:/],
+    [{ SECRET_KEY: 'short' }, /^Invalid SECRET_KEY="short": must be at least 32 characters$/],
+    [{ DEFAULT_PRIVILEGES: 'create_project,root' }, /^Invalid DEFAULT_PRIVILEGES=/],
+    [{ AUTH_REQUIRED: 'maybe' }, /^Invalid AUTH_REQUIRED="maybe"/],
+  ])('a bad value %j is one clear line', (env, message) => {
+    expect(() => loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32), ...env })).toThrow(ConfigError);
+    try {
+      loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32), ...env });
+    } catch (error) {
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  test('reads the documented variables', () =>
+    withDataDir((dir) => {
+      const config = loadConfig({
+        DATA_DIR: dir,
+        PORT: '8080',
+        DATABASE_URL: 'postgres://u@db:5432/cartridge',
+        STORAGE_URL: 's3://my-bucket/prefix',
+        PUBLIC_URL: 'https://games.example.com/',
+        AUTH_REQUIRED: 'true',
+        REGISTRATION: 'closed',
+        DEFAULT_PRIVILEGES: '',
+        SECRET_KEY: 's'.repeat(32),
+      });
+      expect(config).toMatchObject({
+        port: 8080,
+        databaseUrl: 'postgres://u@db:5432/cartridge',
+        storageUrl: 's3://my-bucket/prefix',
+        publicUrl: 'https://games.example.com',
+        authRequired: true,
+        registration: 'closed',
+        defaultPrivileges: [],
+      });
+    }));
+});
+
+describe('cartridge --help', () => {
+  test('lists every variable', async () => {
+    const child = Bun.spawn([process.execPath, 'src/server/main.ts', '--help'], { stdout: 'pipe' });
+    const output = await new Response(child.stdout).text();
+    expect(await child.exited).toBe(0);
+    for (const [name] of configVariables) expect(output).toContain(name);
+  });
+
+  test('a bad value stops the server with one line and exit code 2', async () => {
+    const child = Bun.spawn([process.execPath, 'src/server/main.ts'], { env: { ...process.env, PORT: 'nope' }, stderr: 'pipe', stdout: 'pipe' });
+    const errors = await new Response(child.stderr).text();
+    expect(await child.exited).toBe(2);
+    expect(errors.trim()).toBe('cartridge: Invalid PORT="nope": Invalid input: expected number, received NaN');
+  });
+});
