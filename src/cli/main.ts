@@ -1,3 +1,4 @@
+import { ZodError } from 'zod';
 import { AppError } from '../server/errors.ts';
 import { ConfigError } from '../server/config.ts';
 import { adminUsage, runAdminCommand } from './admin.ts';
@@ -25,6 +26,10 @@ try {
 } catch (error) {
   if (error instanceof AppError || error instanceof ConfigError) {
     console.error(`cartridge: ${error.message}`);
+    process.exit(1);
+  }
+  if (error instanceof ZodError) {
+    console.error(`cartridge: Invalid \`${String(error.issues[0]?.path[0] ?? 'input')}\``);
     process.exit(1);
   }
   throw error;

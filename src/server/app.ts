@@ -17,7 +17,7 @@ export function createApp(deps: Deps) {
     .use(requestLog(deps.log))
     .use(
       openapi({
-        path: '/api/docs',
+        path: '/api/reference',
         specPath: '/api/openapi.json',
         documentation: {
           info: { title: `${deps.config.appName} API`, version: apiVersion },

@@ -6,6 +6,7 @@ import type { AppRouter } from '../../src/server/trpc/router.ts';
 import { bootDeps, closeDeps } from '../../src/server/boot.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import type { Deps } from '../../src/server/deps.ts';
+import type { Logger } from '../../src/server/logger.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { createTestDatabase, pgliteTemplate } from './database.ts';
 
@@ -20,7 +21,7 @@ export type TestServer = {
 };
 
 /** Starts the real server on a free port with a fresh database and a temporary data folder. */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cartridge-test-'));
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -34,6 +35,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
   });
   const deps = await bootDeps(config, {
     inMemoryPglite: true,
+    log: options.log,
     pgliteTemplate: database.url ? undefined : await pgliteTemplate(),
   });
   const server = startServer(deps, { port: 0, hostname: '127.0.0.1' });

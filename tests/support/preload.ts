@@ -1,2 +1,0 @@
-// Test preload: replaced by the database template builder once the server foundation lands.
-export {};
