@@ -1,0 +1,16 @@
+export {
+  maxBlobKeyLength,
+  maxBlobKeySegmentLength,
+  maxStorePrefixLength,
+  validateBlobKey,
+  validateBlobPrefix,
+  validateByteRange,
+  type BlobBody,
+  type BlobStat,
+  type BlobStore,
+  type ByteRange,
+  type PresignOptions,
+} from './blob-store.ts';
+export { createBlobStore, parseBlobStoreUrl, type BlobStoreLocation } from './create-blob-store.ts';
+export { createFileBlobStore, type FileBlobStoreOptions } from './file-store.ts';
+export { createS3BlobStore, type S3BlobStoreOptions } from './s3-store.ts';
