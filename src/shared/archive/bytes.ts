@@ -1,0 +1,67 @@
+const utf8Encoder = new TextEncoder();
+// ignoreBOM keeps a leading U+FEFF: stripping it would make two distinct names decode alike.
+const utf8Decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+export function encodeUtf8(text: string): Uint8Array {
+  return utf8Encoder.encode(text);
+}
+
+/** Throws TypeError on invalid UTF-8; callers turn that into their own error. */
+export function decodeUtf8(bytes: Uint8Array): string {
+  return utf8Decoder.decode(bytes);
+}
+
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const diff = a[i]! - b[i]!;
+    if (diff !== 0) return diff;
+  }
+  return a.length - b.length;
+}
+
+export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** UTF-8 byte order equals code point order, which differs from JS (UTF-16) order above U+FFFF. */
+export function compareNames(a: string, b: string): number {
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) {
+    const ca = a.codePointAt(i)!;
+    const cb = b.codePointAt(j)!;
+    if (ca !== cb) return ca - cb;
+    i += ca > 0xffff ? 2 : 1;
+    j += cb > 0xffff ? 2 : 1;
+  }
+  return (a.length - i) - (b.length - j);
+}
+
+const hexDigits = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i++) out += hexDigits[bytes[i]!];
+  return out;
+}
+
+export function fromHex(hex: string): Uint8Array {
+  const clean = hex.replace(/\s+/g, '');
+  const out = new Uint8Array(clean.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(clean.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+export function concatBytes(parts: readonly Uint8Array[], totalLength?: number): Uint8Array {
+  const length = totalLength ?? parts.reduce((sum, part) => sum + part.length, 0);
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
