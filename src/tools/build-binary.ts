@@ -1,0 +1,69 @@
+/**
+ * Builds dist/cartridge: one self-contained executable holding the server, the React client (bundled
+ * from the HTML import in serve.ts), the SQL migrations and PGlite's wasm/data files.
+ *
+ *   bun src/tools/build-binary.ts [--no-bytecode] [--outfile path]
+ */
+import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
+
+const root = resolve(import.meta.dir, '..', '..');
+const args = process.argv.slice(2);
+const outfile = resolve(root, valueAfter('--outfile') ?? join('dist', 'cartridge'));
+const bytecode = !args.includes('--no-bytecode');
+
+function valueAfter(flag: string): string | undefined {
+  const index = args.indexOf(flag);
+  return index === -1 ? undefined : args[index + 1];
+}
+
+function formatMegabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+// The migrator reads a folder at run time, which the binary does not have: the list goes in as a constant
+// (db/migrate.ts uses CARTRIDGE_EMBEDDED_MIGRATIONS when it is defined).
+const migrations = readMigrationFiles({ migrationsFolder: join(root, 'drizzle') });
+
+mkdirSync(dirname(outfile), { recursive: true });
+const started = performance.now();
+const result = await Bun.build({
+  entrypoints: [join(root, 'src', 'server', 'main.ts')],
+  root,
+  target: 'bun',
+  // ESM keeps top-level await (main.ts awaits the boot); bytecode for ESM needs compile, which we do.
+  format: 'esm',
+  bytecode,
+  minify: true,
+  // The executable embeds the server's source map (stack traces name src/... lines); the .map files
+  // Bun also writes next to it are removed below.
+  sourcemap: 'linked',
+  define: {
+    // React and friends pick their production builds, in the server and in the embedded client bundle.
+    'process.env.NODE_ENV': JSON.stringify('production'),
+    CARTRIDGE_EMBEDDED_MIGRATIONS: JSON.stringify(migrations),
+  },
+  compile: {
+    outfile,
+    // The repository's bunfig.toml (test preload) and a stray one in the working folder are not the server's.
+    autoloadBunfig: false,
+    autoloadTsconfig: false,
+    autoloadPackageJson: false,
+  },
+});
+
+if (!result.success) {
+  for (const log of result.logs) console.error(log);
+  console.error('build-binary: failed');
+  process.exit(1);
+}
+for (const log of result.logs) console.warn(log);
+for (const output of result.outputs) if (output.kind === 'sourcemap') rmSync(output.path, { force: true });
+
+const seconds = ((performance.now() - started) / 1000).toFixed(1);
+const size = statSync(outfile).size;
+console.log(
+  `build-binary: ${relative(process.cwd(), outfile) || outfile} ${formatMegabytes(size)} (${size} bytes), ` +
+    `${migrations.length} migration(s), bytecode ${bytecode ? 'on' : 'off'}, ${seconds} s`,
+);

@@ -1,0 +1,225 @@
+/**
+ * Smoke test of the compiled executable (run after `npm run build`):
+ *   bun tests/smoke/binary.ts [path/to/cartridge]
+ *
+ * The binary is copied alone into an empty temporary folder and started there with a clean environment,
+ * so it can only work if everything it needs (client bundle, migrations, PGlite files) is inside it.
+ * Covers PGlite (start, register, session, client, SIGTERM, restart on the same data, sign in) and
+ * PostgreSQL (a fresh database on SMOKE_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres).
+ */
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import postgres from 'postgres';
+
+const binarySource = resolve(process.argv[2] ?? join(import.meta.dir, '..', '..', 'dist', 'cartridge'));
+const adminDatabaseUrl = process.env.SMOKE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const startTimeoutMs = 30_000;
+const stopTimeoutMs = 10_000;
+
+class SmokeFailure extends Error {
+  override name = 'SmokeFailure';
+}
+
+let passed = 0;
+let current: RunningBinary | undefined;
+
+function pass(what: string): void {
+  passed++;
+  console.log(`  ok  ${what}`);
+}
+
+function check(condition: unknown, what: string, detail = ''): asserts condition {
+  if (!condition) throw new SmokeFailure(`${what}${detail ? `: ${detail}` : ''}`);
+  pass(what);
+}
+
+/** A port nobody listens on right now: bind port 0 briefly and give it back. */
+function findFreePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => (port ? resolvePort(port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+type RunningBinary = {
+  url: string;
+  label: string;
+  process: ReturnType<typeof Bun.spawn>;
+  logPath: string;
+};
+
+async function startBinary(label: string, folder: string, env: Record<string, string>): Promise<RunningBinary> {
+  const port = await findFreePort();
+  const logPath = join(folder, `${label.replace(/\W+/g, '-')}.log`);
+  const child = Bun.spawn([join(folder, 'cartridge')], {
+    cwd: folder,
+    // Nothing inherited: no NODE_PATH, no BUN_* settings, no DATABASE_URL from the caller.
+    env: { PATH: '/usr/bin:/bin', HOME: folder, TMPDIR: folder, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
+    stdin: 'ignore',
+    stdout: Bun.file(logPath),
+    stderr: Bun.file(`${logPath}.err`),
+  });
+  const running: RunningBinary = { url: `http://127.0.0.1:${port}`, label, process: child, logPath };
+  current = running;
+  const started = performance.now();
+  while (performance.now() - started < startTimeoutMs) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new SmokeFailure(`${label}: exited before answering /health (code ${child.exitCode}, signal ${child.signalCode})`);
+    }
+    const status = await fetch(`${running.url}/health`).then((response) => response.status, () => 0);
+    if (status === 200) {
+      pass(`${label}: /health 200 after ${Math.round(performance.now() - started)} ms`);
+      return running;
+    }
+    await Bun.sleep(50);
+  }
+  throw new SmokeFailure(`${label}: /health did not answer 200 within ${startTimeoutMs / 1000} s`);
+}
+
+async function stopBinary(running: RunningBinary): Promise<void> {
+  running.process.kill('SIGTERM');
+  const exited = await Promise.race([running.process.exited.then(() => true), Bun.sleep(stopTimeoutMs).then(() => false)]);
+  if (!exited) running.process.kill('SIGKILL');
+  check(exited, `${running.label}: stops within ${stopTimeoutMs / 1000} s of SIGTERM`);
+  check(
+    running.process.exitCode === 0 && running.process.signalCode === null,
+    `${running.label}: clean exit on SIGTERM`,
+    `code ${running.process.exitCode}, signal ${running.process.signalCode}`,
+  );
+  if (current === running) current = undefined;
+}
+
+type SessionReply = { authToken?: string | null; userInfo?: { id: string; title: string } | null };
+
+async function signIn(running: RunningBinary, name: string, password: string, intent: 'register' | 'login'): Promise<string> {
+  const response = await fetch(`${running.url}/api/auth/password`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, password, intent }),
+  });
+  const text = await response.text();
+  check(response.status === 200, `${running.label}: POST /api/auth/password (${intent}) 200`, `${response.status} ${text.slice(0, 200)}`);
+  const reply = JSON.parse(text) as SessionReply;
+  check(typeof reply.authToken === 'string' && reply.authToken.length > 0, `${running.label}: ${intent} returns an authToken`);
+  const token = reply.authToken;
+
+  const session = await fetch(`${running.url}/api/auth/session`, { headers: { authorization: `Bearer ${token}` } });
+  const sessionText = await session.text();
+  const sessionReply = (session.status === 200 ? JSON.parse(sessionText) : {}) as SessionReply;
+  check(
+    session.status === 200 && sessionReply.userInfo?.title === name,
+    `${running.label}: GET /api/auth/session with the bearer names ${name}`,
+    `${session.status} ${sessionText.slice(0, 200)}`,
+  );
+  return token;
+}
+
+async function checkClient(running: RunningBinary): Promise<void> {
+  for (const path of ['/', '/some/deep/link']) {
+    const response = await fetch(`${running.url}${path}`);
+    const html = await response.text();
+    check(
+      response.status === 200 && (response.headers.get('content-type') ?? '').startsWith('text/html') && html.includes('id="root"'),
+      `${running.label}: ${path} serves the client's HTML`,
+      `${response.status} ${response.headers.get('content-type')}`,
+    );
+    if (path !== '/') continue;
+    const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]!);
+    check(assets.some((asset) => asset.endsWith('.js')), `${running.label}: the HTML links a bundled script`, html.slice(0, 300));
+    const scripts: string[] = [];
+    for (const asset of assets) {
+      const assetResponse = await fetch(`${running.url}${asset}`);
+      const body = await assetResponse.text();
+      const type = assetResponse.headers.get('content-type') ?? '';
+      check(
+        assetResponse.status === 200 && !type.startsWith('text/html') && body.length > 0,
+        `${running.label}: ${asset} served (${type.split(';')[0]}, ${body.length} bytes)`,
+        `${assetResponse.status} ${type}`,
+      );
+      if (asset.endsWith('.js')) scripts.push(body);
+    }
+    // Production React replaces its messages with numbered "Minified React error" links.
+    check(
+      scripts.some((script) => script.includes('Minified React error')) && !scripts.some((script) => script.includes('react.development')),
+      `${running.label}: the client bundle is React's production build`,
+    );
+  }
+}
+
+function logTail(running: RunningBinary): string {
+  const parts = [running.logPath, `${running.logPath}.err`]
+    .filter((path) => existsSync(path))
+    .map((path) => readFileSync(path, 'utf8').trim())
+    .filter(Boolean);
+  return parts.join('\n').split('\n').slice(-30).join('\n');
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(binarySource)) throw new SmokeFailure(`${binarySource} does not exist: run npm run build first`);
+  const folder = mkdtempSync(join(tmpdir(), 'cartridge-smoke-'));
+  const admin = postgres(adminDatabaseUrl, { max: 1, onnotice: () => {} });
+  const databaseName = `cartridge_smoke_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+  let databaseCreated = false;
+  try {
+    copyFileSync(binarySource, join(folder, 'cartridge'));
+    const dataDir = join(folder, 'data');
+    const name = `smoke${Math.random().toString(36).slice(2, 8)}`;
+    const password = `smoke-password-${Math.random().toString(36).slice(2)}`;
+
+    console.log(`binary smoke: ${binarySource} in ${folder}`);
+    const first = await startBinary('pglite first start', folder, { DATA_DIR: dataDir });
+    await signIn(first, name, password, 'register');
+    await checkClient(first);
+    await stopBinary(first);
+
+    const second = await startBinary('pglite restart', folder, { DATA_DIR: dataDir });
+    await signIn(second, name, password, 'login');
+    await stopBinary(second);
+
+    try {
+      await admin.unsafe(`create database "${databaseName}"`);
+    } catch (error) {
+      throw new SmokeFailure(`cannot create a database on ${adminDatabaseUrl} (set SMOKE_DATABASE_URL): ${error instanceof Error ? error.message : String(error)}`);
+    }
+    databaseCreated = true;
+    const databaseUrl = new URL(adminDatabaseUrl);
+    databaseUrl.pathname = `/${databaseName}`;
+    const postgresEnv = { DATA_DIR: join(folder, 'data-postgres'), DATABASE_URL: databaseUrl.toString() };
+    const third = await startBinary('postgres first start', folder, postgresEnv);
+    await signIn(third, name, password, 'register');
+    await checkClient(third);
+    await stopBinary(third);
+
+    const fourth = await startBinary('postgres restart', folder, postgresEnv);
+    await signIn(fourth, name, password, 'login');
+    await stopBinary(fourth);
+  } finally {
+    if (current) {
+      const running = current;
+      running.process.kill('SIGKILL');
+      await running.process.exited;
+      const tail = logTail(running);
+      if (tail) console.error(`--- ${running.label} log (last lines) ---\n${tail}\n---`);
+    }
+    if (databaseCreated) await admin.unsafe(`drop database if exists "${databaseName}" with (force)`).catch(() => {});
+    await admin.end({ timeout: 5 });
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+  console.log(`binary smoke: ${passed} passed, 0 failed`);
+} catch (error) {
+  const message = error instanceof SmokeFailure ? error.message : error instanceof Error ? (error.stack ?? error.message) : String(error);
+  console.error(`FAIL ${message}`);
+  console.error(`binary smoke: ${passed} passed, 1 failed`);
+  process.exit(1);
+}
