@@ -6,7 +6,7 @@ import { credentials, sessions, userPrivileges, users } from '../../db/schema/in
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from './actor.ts';
-import { findLiveSession, privilegesOf, type SessionRow } from './principal.ts';
+import { findLiveSession, type LiveSession } from './principal.ts';
 import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './sign-in-limits.ts';
 import { generateToken, hashToken } from './tokens.ts';
 
@@ -24,12 +24,12 @@ export async function signInWithPassword(deps: Deps, rawInput: PasswordSignInInp
   const userId = input.intent === 'register' ? await registerUser(deps, input) : await verifyPassword(deps, input.name, input.password, origin);
   const token = generateToken('cs');
   const expiresAt = new Date(Date.now() + deps.config.sessionDays * 86_400_000);
-  const [row] = await deps.db
+  await deps.db
     .insert(sessions)
-    .values({ id: newId(), userId, tokenHash: hashToken(token), requireSession: true, expiresAt, userAgent: origin.userAgent?.slice(0, 256) })
-    .returning();
+    .values({ id: newId(), userId, tokenHash: hashToken(token), requireSession: true, expiresAt, userAgent: origin.userAgent?.slice(0, 256) });
   await deps.db.update(credentials).set({ lastUsedAt: new Date() }).where(and(eq(credentials.provider, 'password'), eq(credentials.name, input.name)));
-  return { session: await describeSession(deps, row!, token), token };
+  const created = await findLiveSession(deps.db, token);
+  return { session: describeSession(deps, created!, token), token };
 }
 
 async function verifyPassword(deps: Deps, name: string, password: string, origin: RequestOrigin): Promise<string> {
@@ -74,7 +74,7 @@ async function registerUser(deps: Deps, input: { name: string; password: string;
 export async function getSession(deps: Deps, token: string | undefined): Promise<Session> {
   const found = token ? await findLiveSession(deps.db, token) : undefined;
   if (!found) return visitorSession(deps);
-  return describeSession(deps, found.session, token!);
+  return describeSession(deps, found, token!);
 }
 
 /** POST /auth/clear: ends the calling session (a browser sign-out, or revoking the token used). */
@@ -97,17 +97,15 @@ export function visitorSession(deps: Deps): Session {
   };
 }
 
-async function describeSession(deps: Deps, row: SessionRow, token: string): Promise<Session> {
-  const [user] = await deps.db.select({ id: users.id, title: users.title, isAdmin: users.isAdmin }).from(users).where(eq(users.id, row.userId));
-  if (!user) return visitorSession(deps);
+function describeSession(deps: Deps, { session, user, privileges }: LiveSession, token: string): Session {
   return {
-    id: row.id,
-    started: row.createdAt.toISOString(),
-    lastAuth: row.lastAuthAt.toISOString(),
-    expiration: row.expiresAt?.toISOString() ?? null,
-    requireSession: row.requireSession,
+    id: session.id,
+    started: session.createdAt.toISOString(),
+    lastAuth: session.lastAuthAt.toISOString(),
+    expiration: session.expiresAt?.toISOString() ?? null,
+    requireSession: session.requireSession,
     userInfo: { id: user.id, title: user.title },
-    userPrivileges: await privilegesOf(deps.db, user.id, user.isAdmin),
+    userPrivileges: privileges,
     authToken: token,
     authRequired: deps.config.authRequired,
   };

@@ -10,21 +10,40 @@ import { hashToken } from './tokens.ts';
 const touchEveryMs = 5 * 60 * 1000;
 
 export type SessionRow = typeof sessions.$inferSelect;
+export type LiveSession = { session: SessionRow; user: { id: string; title: string; isAdmin: boolean }; privileges: PrivilegeName[] };
+
+/** An administrator holds every privilege; others hold what was granted, in catalogue order. */
+export function effectivePrivileges(isAdmin: boolean, granted: readonly string[]): PrivilegeName[] {
+  return isAdmin ? [...privilegeNames] : privilegeNames.filter((name) => granted.includes(name));
+}
 
 export async function privilegesOf(db: Database, userId: string, isAdmin: boolean): Promise<PrivilegeName[]> {
   if (isAdmin) return [...privilegeNames];
   const rows = await db.select({ privilege: userPrivileges.privilege }).from(userPrivileges).where(eq(userPrivileges.userId, userId));
-  return privilegeNames.filter((name) => rows.some((row) => row.privilege === name));
+  return effectivePrivileges(false, rows.map((row) => row.privilege));
 }
 
-/** Finds the live session of a bearer token; undefined when unknown, revoked or expired. */
-export async function findLiveSession(db: Database, token: string) {
+/**
+ * The live session of a bearer token with its user and privileges, in one query (it runs on every
+ * authenticated request); undefined when the token is unknown, revoked or expired.
+ */
+export async function findLiveSession(db: Database, token: string): Promise<LiveSession | undefined> {
   const [row] = await db
-    .select({ session: sessions, isAdmin: users.isAdmin, userTitle: users.title })
+    .select({
+      session: sessions,
+      userTitle: users.title,
+      isAdmin: users.isAdmin,
+      granted: sql<string[]>`coalesce((select array_agg(${userPrivileges.privilege}) from ${userPrivileges} where ${userPrivileges.userId} = ${sessions.userId}), '{}')`,
+    })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, hashToken(token)), or(isNull(sessions.expiresAt), gt(sessions.expiresAt, sql`now()`))));
-  return row;
+  if (!row) return undefined;
+  return {
+    session: row.session,
+    user: { id: row.session.userId, title: row.userTitle, isAdmin: row.isAdmin },
+    privileges: effectivePrivileges(row.isAdmin, row.granted),
+  };
 }
 
 export async function resolveActor(db: Database, token: string | undefined, sessionDays: number): Promise<Actor> {
@@ -32,17 +51,17 @@ export async function resolveActor(db: Database, token: string | undefined, sess
   const found = await findLiveSession(db, token);
   if (!found) throw new AppError('wrong_auth', 'The session or API token is unknown, revoked or expired');
   await touchSession(db, found.session, sessionDays);
-  return actorOf(found.session, found.isAdmin, await privilegesOf(db, found.session.userId, found.isAdmin));
+  return actorOf(found);
 }
 
-export function actorOf(session: SessionRow, isAdmin: boolean, privileges: PrivilegeName[]): UserActor {
+export function actorOf(found: LiveSession): UserActor {
   return {
     kind: 'user',
-    userId: session.userId,
-    sessionId: session.id,
-    requireSession: session.requireSession,
-    isAdmin,
-    privileges: new Set(privileges),
+    userId: found.user.id,
+    sessionId: found.session.id,
+    requireSession: found.session.requireSession,
+    isAdmin: found.user.isAdmin,
+    privileges: new Set(found.privileges),
   };
 }
 
