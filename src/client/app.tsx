@@ -1,24 +1,92 @@
-import { useEffect, useState } from 'react';
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode, Suspense, useState } from 'react';
+import { useLocation } from 'wouter';
+import { Layout } from './components/layout.tsx';
+import { ErrorState, LoadingState } from './components/states.tsx';
+import { DialogProvider } from './dialogs/dialog-provider.tsx';
+import { AuthProvider, useAuth } from './lib/auth/auth.tsx';
+import { toDisplayError } from './lib/errors.ts';
+import { LanguageProvider } from './lib/i18n/index.ts';
+import { matchPathname } from './lib/router/match.ts';
+import { createTrpcClient, trpc } from './lib/trpc.ts';
+import { auth_checking } from './paraglide/messages/auth_checking.js';
+import { auth_session_error_text } from './paraglide/messages/auth_session_error_text.js';
+import { auth_session_error_title } from './paraglide/messages/auth_session_error_title.js';
+import { NotFoundPage, RequiredSignInPage, routes } from './routes/routes.ts';
 
-type SessionView = { userInfo: { title: string } | null };
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { auth_checking, auth_session_error_text, auth_session_error_title };
 
-/** Shell of the web client: the full client (routing, languages, themes, screens) plugs in here. */
+/** The whole client: data (tRPC over TanStack Query), language, dialogs, session, then the routed screen. */
 export function App() {
-  const [session, setSession] = useState<SessionView | 'loading' | 'error'>('loading');
-  useEffect(() => {
-    fetch('/api/auth/session', { credentials: 'same-origin' })
-      .then((response) => (response.ok ? response.json() : Promise.reject(new Error(String(response.status)))))
-      .then((body: SessionView) => setSession(body))
-      .catch(() => setSession('error'));
-  }, []);
+  const [queryClient] = useState(createQueryClient);
+  const [trpcClient] = useState(createTrpcClient);
   return (
-    <main>
-      <h1>Cartridge</h1>
-      <p>Host, publish and play your games.</p>
-      {session === 'loading' ? <p>Loading…</p> : null}
-      {session === 'error' ? <p role="alert">Error</p> : null}
-      {typeof session === 'object' && session.userInfo ? <p>Signed in as {session.userInfo.title}</p> : null}
-      {typeof session === 'object' && !session.userInfo ? <p>Not signed in</p> : null}
-    </main>
+    <StrictMode>
+      <trpc.Provider client={trpcClient} queryClient={queryClient}>
+        <QueryClientProvider client={queryClient}>
+          <LanguageProvider>
+            <DialogProvider>
+              <AuthProvider>
+                <Shell />
+              </AuthProvider>
+            </DialogProvider>
+          </LanguageProvider>
+        </QueryClientProvider>
+      </trpc.Provider>
+    </StrictMode>
+  );
+}
+
+/** A call answered wrong_auth/unauthorized means the session ended elsewhere (revoked, expired): ask again. */
+const signedOutCodes = new Set(['wrong_auth', 'unauthorized']);
+
+function createQueryClient(): QueryClient {
+  const onError = (error: unknown) => {
+    if (!signedOutCodes.has(toDisplayError(error).code)) return;
+    void client.invalidateQueries({ predicate: (query) => isSessionKey(query.queryKey) });
+  };
+  const client = new QueryClient({
+    queryCache: new QueryCache({ onError }),
+    mutationCache: new MutationCache({ onError }),
+    defaultOptions: { queries: { retry: (count, error) => count < 1 && !signedOutCodes.has(toDisplayError(error).code), refetchOnWindowFocus: false, staleTime: 10_000 } },
+  });
+  return client;
+}
+
+function isSessionKey(key: readonly unknown[]): boolean {
+  const path = key[0];
+  return Array.isArray(path) && path[0] === 'auth' && path[1] === 'session';
+}
+
+function Shell() {
+  const auth = useAuth();
+  const [location] = useLocation();
+  if (auth.status === 'processing') {
+    return (
+      <main id="content" className="page page_processing">
+        <LoadingState label={m.auth_checking()} />
+      </main>
+    );
+  }
+  if (auth.status === 'error') {
+    return (
+      <main id="content" className="page page_session_error">
+        <h1>{m.auth_session_error_title()}</h1>
+        <p>{m.auth_session_error_text()}</p>
+        <ErrorState error={auth.error} onRetry={auth.retry} />
+      </main>
+    );
+  }
+  const match = matchPathname(routes, location);
+  const mustSignIn = auth.authRequired && auth.status !== 'authenticated' && !match?.view.public;
+  const View = match?.view.component ?? NotFoundPage;
+  return (
+    <Layout>
+      <Suspense fallback={<LoadingState />}>
+        {mustSignIn ? <RequiredSignInPage /> : <View key={location} params={match?.params ?? {}} />}
+      </Suspense>
+    </Layout>
   );
 }

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { Deps } from './deps.ts';
 import { authRoutes } from './domains/auth/auth.rest.ts';
+import { docsRoutes } from './domains/docs/docs.rest.ts';
 import { usersRoutes } from './domains/users/users.rest.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestLog } from './http/request-log.ts';
@@ -32,7 +33,7 @@ export function createApp(deps: Deps) {
       set.headers['cache-control'] = 'no-store';
       return { status: 'ok', version: apiVersion };
     })
-    .group('/api', (api) => api.use(authRoutes(deps)).use(usersRoutes(deps)))
+    .group('/api', (api) => api.use(authRoutes(deps)).use(usersRoutes(deps)).use(docsRoutes(deps)))
     .use(trpcRoutes(deps));
 }
 

@@ -26,7 +26,7 @@ beforeAll(async () => {
     routes: {
       '/': new Response('<!doctype html><title>archive</title>', { headers: { 'content-type': 'text/html' } }),
       '/archive.js': new Response(code, { headers: { 'content-type': 'text/javascript' } }),
-      '/sample.crt': () => new Response(packedInBun, { headers: { 'content-type': 'application/octet-stream' } }),
+      '/sample.crt': () => new Response(packedInBun as Uint8Array<ArrayBuffer>, { headers: { 'content-type': 'application/octet-stream' } }),
       '/missing.crt': new Response('gone', { status: 404 }),
     },
   });

@@ -1,0 +1,122 @@
+import type { ReactNode } from 'react';
+import { Link, useLocation } from 'wouter';
+import { app_skip_to_content } from '../paraglide/messages/app_skip_to_content.js';
+import { auth_signed_in_as } from '../paraglide/messages/auth_signed_in_as.js';
+import { footer_community } from '../paraglide/messages/footer_community.js';
+import { footer_docs } from '../paraglide/messages/footer_docs.js';
+import { footer_label } from '../paraglide/messages/footer_label.js';
+import { nav_docs } from '../paraglide/messages/nav_docs.js';
+import { nav_main_label } from '../paraglide/messages/nav_main_label.js';
+import { nav_profile } from '../paraglide/messages/nav_profile.js';
+import { nav_projects } from '../paraglide/messages/nav_projects.js';
+import { nav_register } from '../paraglide/messages/nav_register.js';
+import { nav_sign_in } from '../paraglide/messages/nav_sign_in.js';
+import { nav_sign_out } from '../paraglide/messages/nav_sign_out.js';
+import { useDialogs } from '../dialogs/dialog-provider.tsx';
+import { appName, socialLinks } from '../lib/app-info.ts';
+import { rememberReturnTo } from '../lib/auth/return-to.ts';
+import { useAuth } from '../lib/auth/auth.tsx';
+import { useLanguage } from '../lib/i18n/index.ts';
+import { LanguageSwitcher, ThemeSwitcher } from './switchers.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { app_skip_to_content, auth_signed_in_as, footer_community, footer_docs, footer_label, nav_docs, nav_main_label, nav_profile, nav_projects, nav_register, nav_sign_in, nav_sign_out };
+
+export function Layout({ children }: { children: ReactNode }) {
+  return (
+    <div className="layout">
+      <a className="skip_link" href="#content">
+        {m.app_skip_to_content()}
+      </a>
+      <Header />
+      <div className="layout_content">{children}</div>
+      <Footer />
+    </div>
+  );
+}
+
+function Header() {
+  const auth = useAuth();
+  const { language } = useLanguage();
+  const dialogs = useDialogs();
+  const [, navigate] = useLocation();
+  const signOut = async () => {
+    const done = await dialogs.attempt(async () => {
+      await auth.signOut();
+      return true;
+    });
+    if (done) navigate('/');
+  };
+  return (
+    <header className="header">
+      <Link href="/" className="brand">
+        <span className="brand_mark" aria-hidden="true">
+          ▣
+        </span>
+        {appName}
+      </Link>
+      <nav className="header_nav" aria-label={m.nav_main_label()}>
+        <ul>
+          {auth.user ? (
+            <>
+              <li>
+                <Link href="/projects">{m.nav_projects()}</Link>
+              </li>
+              <li>
+                <Link href="/me">{m.nav_profile()}</Link>
+              </li>
+            </>
+          ) : null}
+          <li>
+            <Link href={`/docs/${encodeURIComponent(language)}/`}>{m.nav_docs()}</Link>
+          </li>
+        </ul>
+      </nav>
+      <div className="header_tools">
+        <LanguageSwitcher />
+        <ThemeSwitcher />
+        {auth.user ? (
+          <>
+            <span className="header_user">{m.auth_signed_in_as({ name: auth.user.title })}</span>
+            <button type="button" className="button button_quiet" onClick={signOut}>
+              {m.nav_sign_out()}
+            </button>
+          </>
+        ) : auth.status === 'not_authenticated' ? (
+          <>
+            <Link href="/login" className="button button_quiet" onClick={() => rememberReturnTo()}>
+              {m.nav_sign_in()}
+            </Link>
+            <Link href="/register" className="button button_quiet" onClick={() => rememberReturnTo()}>
+              {m.nav_register()}
+            </Link>
+          </>
+        ) : null}
+      </div>
+    </header>
+  );
+}
+
+function Footer() {
+  const { language } = useLanguage();
+  return (
+    <footer className="footer">
+      <nav aria-label={m.footer_label()}>
+        <ul>
+          <li>
+            <Link href={`/docs/${encodeURIComponent(language)}/`}>{m.footer_docs()}</Link>
+          </li>
+          <li className="footer_group">{m.footer_community()}</li>
+          {socialLinks.map((link) => (
+            <li key={link.name}>
+              <a href={link.href} rel="noopener noreferrer" target="_blank">
+                {link.name}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+    </footer>
+  );
+}

@@ -1,0 +1,69 @@
+import { useId, useLayoutEffect, useRef, type ReactNode } from 'react';
+
+export type ModalProps = {
+  title: ReactNode;
+  /** Escape (the dialog's cancel event) and the close button call this. */
+  onCancel: () => void;
+  children: ReactNode;
+  /** Extra class on the dialog, e.g. 'dialog_danger'. */
+  className?: string;
+  /** Element id of the text describing the dialog. */
+  describedBy?: string;
+  /** Shown in the header as role alertdialog (errors, dangerous confirmations). */
+  alert?: boolean;
+};
+
+/**
+ * A native <dialog> opened with showModal(): the browser makes the rest of the page inert (focus
+ * stays inside) and turns Escape into a cancel event. The element marked data-autofocus gets focus;
+ * focus goes back to where it was when the dialog closes.
+ */
+export function Modal({ title, onCancel, children, className, describedBy, alert }: ModalProps) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  const onCancelRef = useRef(onCancel);
+  onCancelRef.current = onCancel;
+
+  useLayoutEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    const previous = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (!dialog.open) {
+      if (typeof dialog.showModal === 'function') dialog.showModal();
+      else dialog.setAttribute('open', '');
+    }
+    const initial = dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog.querySelector<HTMLElement>('button, input, textarea, select');
+    initial?.focus();
+    let closedByUs = false;
+    const onClose = () => {
+      if (!closedByUs) onCancelRef.current();
+    };
+    dialog.addEventListener('close', onClose);
+    return () => {
+      closedByUs = true;
+      dialog.removeEventListener('close', onClose);
+      if (dialog.open) dialog.close();
+      if (previous?.isConnected) previous.focus();
+    };
+  }, []);
+
+  return (
+    <dialog
+      ref={ref}
+      className={`dialog ${className ?? ''}`.trim()}
+      role={alert ? 'alertdialog' : undefined}
+      aria-modal="true"
+      aria-labelledby={titleId}
+      aria-describedby={describedBy}
+      onCancel={(event) => {
+        event.preventDefault();
+        onCancelRef.current();
+      }}
+    >
+      <h2 id={titleId} className="dialog_title">
+        {title}
+      </h2>
+      {children}
+    </dialog>
+  );
+}

@@ -1,0 +1,115 @@
+import { TRPCClientError } from '@trpc/client';
+import { error_already_finalized } from '../paraglide/messages/error_already_finalized.js';
+import { error_already_member } from '../paraglide/messages/error_already_member.js';
+import { error_bad_param } from '../paraglide/messages/error_bad_param.js';
+import { error_http_400 } from '../paraglide/messages/error_http_400.js';
+import { error_http_401 } from '../paraglide/messages/error_http_401.js';
+import { error_http_403 } from '../paraglide/messages/error_http_403.js';
+import { error_http_404 } from '../paraglide/messages/error_http_404.js';
+import { error_http_500 } from '../paraglide/messages/error_http_500.js';
+import { error_http_502 } from '../paraglide/messages/error_http_502.js';
+import { error_http_503 } from '../paraglide/messages/error_http_503.js';
+import { error_http_other } from '../paraglide/messages/error_http_other.js';
+import { error_insufficient_privileges } from '../paraglide/messages/error_insufficient_privileges.js';
+import { error_limit_exceeded } from '../paraglide/messages/error_limit_exceeded.js';
+import { error_name_conflict } from '../paraglide/messages/error_name_conflict.js';
+import { error_network } from '../paraglide/messages/error_network.js';
+import { error_not_empty } from '../paraglide/messages/error_not_empty.js';
+import { error_not_finalized } from '../paraglide/messages/error_not_finalized.js';
+import { error_not_found } from '../paraglide/messages/error_not_found.js';
+import { error_not_patch } from '../paraglide/messages/error_not_patch.js';
+import { error_not_supported } from '../paraglide/messages/error_not_supported.js';
+import { error_request_aborted } from '../paraglide/messages/error_request_aborted.js';
+import { error_timeout } from '../paraglide/messages/error_timeout.js';
+import { error_trying_few_times_failed } from '../paraglide/messages/error_trying_few_times_failed.js';
+import { error_unauthorized } from '../paraglide/messages/error_unauthorized.js';
+import { error_unexpected_error } from '../paraglide/messages/error_unexpected_error.js';
+import { error_unexpected_patch } from '../paraglide/messages/error_unexpected_patch.js';
+import { error_unknown_intent } from '../paraglide/messages/error_unknown_intent.js';
+import { error_unsupported_hash_algorithm } from '../paraglide/messages/error_unsupported_hash_algorithm.js';
+import { error_unsupported_provider } from '../paraglide/messages/error_unsupported_provider.js';
+import { error_wrong_auth } from '../paraglide/messages/error_wrong_auth.js';
+import { error_wrong_credentials } from '../paraglide/messages/error_wrong_credentials.js';
+import { error_wrong_finish_auth_params } from '../paraglide/messages/error_wrong_finish_auth_params.js';
+import { error_wrong_provider } from '../paraglide/messages/error_wrong_provider.js';
+import { ApiError } from './api.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { error_already_finalized, error_already_member, error_bad_param, error_http_400, error_http_401, error_http_403, error_http_404, error_http_500, error_http_502, error_http_503, error_http_other, error_insufficient_privileges, error_limit_exceeded, error_name_conflict, error_network, error_not_empty, error_not_finalized, error_not_found, error_not_patch, error_not_supported, error_request_aborted, error_timeout, error_trying_few_times_failed, error_unauthorized, error_unexpected_error, error_unexpected_patch, error_unknown_intent, error_unsupported_hash_algorithm, error_unsupported_provider, error_wrong_auth, error_wrong_credentials, error_wrong_finish_auth_params, error_wrong_provider };
+
+/** What an error dialog or error state needs: the code (catalogued or raw) and any HTTP detail. */
+export type DisplayError = { code: string; status?: number; statusText?: string };
+
+/** Client-side codes of spec §8 plus transport failures. */
+export class ClientError extends Error {
+  readonly code: string;
+  constructor(code: string, message = code) {
+    super(message);
+    this.name = 'ClientError';
+    this.code = code;
+  }
+}
+
+export function toDisplayError(error: unknown): DisplayError {
+  if (error instanceof ApiError) return { code: error.code, status: error.status, statusText: error.statusText };
+  if (error instanceof ClientError) return { code: error.code };
+  if (error instanceof TRPCClientError) {
+    const data = (error as TRPCClientError<never>).data as { code?: unknown; httpStatus?: unknown } | undefined;
+    if (data && typeof data.code === 'string') return { code: data.code, status: typeof data.httpStatus === 'number' ? data.httpStatus : undefined };
+    const cause = (error as { cause?: unknown }).cause;
+    if (isAbort(cause) || isAbort(error)) return { code: 'request_aborted' };
+    return { code: 'network' };
+  }
+  if (isAbort(error)) return { code: 'request_aborted' };
+  if (error instanceof TypeError) return { code: 'network' };
+  return { code: 'unexpected_error' };
+}
+
+function isAbort(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
+}
+
+/** Listed one by one (not looked up by name) so the bundler keeps only these messages. */
+const codeTexts: Record<string, () => string> = {
+  not_found: m.error_not_found,
+  name_conflict: m.error_name_conflict,
+  bad_param: m.error_bad_param,
+  wrong_auth: m.error_wrong_auth,
+  unauthorized: m.error_unauthorized,
+  wrong_credentials: m.error_wrong_credentials,
+  wrong_provider: m.error_wrong_provider,
+  insufficient_privileges: m.error_insufficient_privileges,
+  not_empty: m.error_not_empty,
+  limit_exceeded: m.error_limit_exceeded,
+  already_member: m.error_already_member,
+  not_finalized: m.error_not_finalized,
+  already_finalized: m.error_already_finalized,
+  unexpected_patch: m.error_unexpected_patch,
+  timeout: m.error_timeout,
+  not_patch: m.error_not_patch,
+  not_supported: m.error_not_supported,
+  unexpected_error: m.error_unexpected_error,
+  unsupported_provider: m.error_unsupported_provider,
+  unknown_intent: m.error_unknown_intent,
+  wrong_finish_auth_params: m.error_wrong_finish_auth_params,
+  trying_few_times_failed: m.error_trying_few_times_failed,
+  unsupported_hash_algorithm: m.error_unsupported_hash_algorithm,
+  request_aborted: m.error_request_aborted,
+  network: m.error_network,
+  http_400: m.error_http_400,
+  http_401: m.error_http_401,
+  http_403: m.error_http_403,
+  http_404: m.error_http_404,
+  http_500: m.error_http_500,
+  http_502: m.error_http_502,
+  http_503: m.error_http_503,
+};
+
+/** The {text} of 'Error: {text}.': the translated text of a known code, an unknown code raw (spec §8). */
+export function errorText(error: DisplayError): string {
+  const known = Object.hasOwn(codeTexts, error.code) ? codeTexts[error.code] : undefined;
+  if (known) return known();
+  if (/^http_\d+$/.test(error.code)) return m.error_http_other({ status: String(error.status ?? error.code.slice(5)), text: error.statusText ?? '' }).trim();
+  return error.code;
+}

@@ -1,0 +1,63 @@
+import { Link } from 'wouter';
+import { app_tagline } from '../../paraglide/messages/app_tagline.js';
+import { home_description } from '../../paraglide/messages/home_description.js';
+import { home_heading } from '../../paraglide/messages/home_heading.js';
+import { home_profile_hint } from '../../paraglide/messages/home_profile_hint.js';
+import { home_profile_link } from '../../paraglide/messages/home_profile_link.js';
+import { home_projects_hint } from '../../paraglide/messages/home_projects_hint.js';
+import { home_projects_link } from '../../paraglide/messages/home_projects_link.js';
+import { home_register } from '../../paraglide/messages/home_register.js';
+import { home_sign_in } from '../../paraglide/messages/home_sign_in.js';
+import { home_title } from '../../paraglide/messages/home_title.js';
+import { home_visitor_call } from '../../paraglide/messages/home_visitor_call.js';
+import { home_welcome } from '../../paraglide/messages/home_welcome.js';
+import { Page } from '../../components/page.tsx';
+import { rememberReturnTo } from '../../lib/auth/return-to.ts';
+import { useAuth } from '../../lib/auth/auth.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { app_tagline, home_description, home_heading, home_profile_hint, home_profile_link, home_projects_hint, home_projects_link, home_register, home_sign_in, home_title, home_visitor_call, home_welcome };
+
+/** Spec §2 home: links to projects and profile when signed in; the description and sign-in links otherwise. */
+export default function HomePage() {
+  const auth = useAuth();
+  return (
+    <Page title={m.home_title()} breadcrumb={[]} pageClass="page_home">
+      {auth.user ? (
+        <>
+          <h1>{m.home_welcome({ name: auth.user.title })}</h1>
+          <p className="lead">{m.app_tagline()}</p>
+          <ul className="card_list">
+            <li className="card">
+              <Link href="/projects" className="card_link">
+                {m.home_projects_link()}
+              </Link>
+              <p>{m.home_projects_hint()}</p>
+            </li>
+            <li className="card">
+              <Link href="/me" className="card_link">
+                {m.home_profile_link()}
+              </Link>
+              <p>{m.home_profile_hint()}</p>
+            </li>
+          </ul>
+        </>
+      ) : (
+        <>
+          <h1>{m.home_heading()}</h1>
+          <p className="lead">{m.home_description()}</p>
+          <p>{m.home_visitor_call()}</p>
+          <div className="actions">
+            <Link href="/login" className="button button_primary" onClick={() => rememberReturnTo('/')}>
+              {m.home_sign_in()}
+            </Link>
+            <Link href="/register" className="button" onClick={() => rememberReturnTo('/')}>
+              {m.home_register()}
+            </Link>
+          </div>
+        </>
+      )}
+    </Page>
+  );
+}
