@@ -36,6 +36,7 @@ const result = await Bun.build({
   format: 'esm',
   bytecode,
   minify: true,
+  splitting: true,
   // The executable embeds the server's source map (stack traces name src/... lines); the .map files
   // Bun also writes next to it are removed below.
   sourcemap: 'linked',
