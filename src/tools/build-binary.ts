@@ -26,6 +26,12 @@ function formatMegabytes(bytes: number): string {
 // (db/migrate.ts uses CARTRIDGE_EMBEDDED_MIGRATIONS when it is defined).
 const migrations = readMigrationFiles({ migrationsFolder: join(root, 'drizzle') });
 
+// The user documentation likewise: docs/{lang}/{page}.md as 'lang/page' → markdown (docs.service.ts).
+const docs: Record<string, string> = {};
+for (const path of new Bun.Glob('*/*.md').scanSync({ cwd: join(root, 'docs') })) {
+  docs[path.slice(0, -'.md'.length)] = await Bun.file(join(root, 'docs', path)).text();
+}
+
 mkdirSync(dirname(outfile), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
@@ -44,6 +50,7 @@ const result = await Bun.build({
     // React and friends pick their production builds, in the server and in the embedded client bundle.
     'process.env.NODE_ENV': JSON.stringify('production'),
     CARTRIDGE_EMBEDDED_MIGRATIONS: JSON.stringify(migrations),
+    CARTRIDGE_EMBEDDED_DOCS: JSON.stringify(docs),
   },
   compile: {
     outfile,
@@ -66,5 +73,5 @@ const seconds = ((performance.now() - started) / 1000).toFixed(1);
 const size = statSync(outfile).size;
 console.log(
   `build-binary: ${relative(process.cwd(), outfile) || outfile} ${formatMegabytes(size)} (${size} bytes), ` +
-    `${migrations.length} migration(s), bytecode ${bytecode ? 'on' : 'off'}, ${seconds} s`,
+    `${migrations.length} migration(s), ${Object.keys(docs).length} docs page(s), bytecode ${bytecode ? 'on' : 'off'}, ${seconds} s`,
 );

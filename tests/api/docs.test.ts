@@ -91,3 +91,13 @@ describe('getDocsPage', () => {
     await expect(getDocsPage(join(root, 'missing'), 'en', 'index')).rejects.toMatchObject({ code: 'not_found' });
   });
 });
+
+describe('embedded docs (the compiled binary)', () => {
+  test('serve the same pages and fallbacks as a folder', async () => {
+    const { embeddedDocs } = await import('../../src/server/domains/docs/docs.service.ts');
+    const library = embeddedDocs({ 'en/index': '# Home', 'en/guide': '# Guide', 'de/guide': '# Anleitung', '../etc/guide': 'x' });
+    expect(await getDocsPage(library, 'de', 'guide')).toEqual({ markdown: '# Anleitung', lang: 'de', requestedLang: 'de', available: ['de', 'en'] });
+    expect(await getDocsPage(library, 'ja', '')).toMatchObject({ markdown: '# Home', lang: 'en', available: ['en'] });
+    await expect(getDocsPage(library, 'en', 'missing')).rejects.toMatchObject({ code: 'not_found' });
+  });
+});

@@ -121,6 +121,12 @@ async function signIn(running: RunningBinary, name: string, password: string, in
   return token;
 }
 
+async function checkDocs(running: RunningBinary): Promise<void> {
+  const response = await fetch(`${running.url}/api/documentation/en/index`);
+  const page = (await response.json()) as { markdown?: string; lang?: string };
+  check(response.status === 200 && page.lang === 'en' && (page.markdown?.length ?? 0) > 0, `${running.label}: the user docs are embedded`, `${response.status}`);
+}
+
 async function checkClient(running: RunningBinary): Promise<void> {
   for (const path of ['/', '/some/deep/link']) {
     const response = await fetch(`${running.url}${path}`);
@@ -144,6 +150,12 @@ async function checkClient(running: RunningBinary): Promise<void> {
         `${assetResponse.status} ${type}`,
       );
       if (asset.endsWith('.js')) scripts.push(body);
+    }
+    const lazyChunks = scripts.flatMap((script) => [...script.matchAll(/import\("(\/chunk-[^"]+\.js)"\)/g)].map((match) => match[1]!));
+    check(lazyChunks.length > 0, `${running.label}: routes are code-split into lazily loaded chunks`);
+    for (const chunk of lazyChunks) {
+      const chunkResponse = await fetch(`${running.url}${chunk}`);
+      check(chunkResponse.status === 200 && (await chunkResponse.text()).length > 0, `${running.label}: lazy chunk ${chunk} served`);
     }
     // Production React replaces its messages with numbered "Minified React error" links.
     check(
@@ -177,6 +189,7 @@ async function main(): Promise<void> {
     const first = await startBinary('pglite first start', folder, { DATA_DIR: dataDir });
     await signIn(first, name, password, 'register');
     await checkClient(first);
+    await checkDocs(first);
     await stopBinary(first);
 
     const second = await startBinary('pglite restart', folder, { DATA_DIR: dataDir });

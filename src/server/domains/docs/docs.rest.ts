@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
 import type { Deps } from '../../deps.ts';
-import { defaultDocsRoot, getDocsPage } from './docs.service.ts';
+import { defaultDocsLibrary, getDocsPage, type DocsLibrary } from './docs.service.ts';
 
 const docsPageSchema = z.object({
   markdown: z.string(),
@@ -13,13 +13,13 @@ const docsPageSchema = z.object({
 const segment = z.string().max(100);
 
 /** GET /documentation/{lang}/{page}: user docs for the client's docs pages (no sign-in needed). */
-export function docsRoutes(_deps: Deps, root: string = defaultDocsRoot()) {
+export function docsRoutes(_deps: Deps, library: DocsLibrary = defaultDocsLibrary()) {
   return new Elysia({ prefix: '/documentation', tags: ['Documentation'] })
     .get(
       '/:lang',
       async ({ params, set }) => {
         set.headers['cache-control'] = 'no-cache';
-        return getDocsPage(root, params.lang, '');
+        return getDocsPage(library, params.lang, '');
       },
       { params: z.object({ lang: segment }), response: docsPageSchema, detail: { summary: 'The index page of the documentation in a language' } },
     )
@@ -27,7 +27,7 @@ export function docsRoutes(_deps: Deps, root: string = defaultDocsRoot()) {
       '/:lang/:page',
       async ({ params, set }) => {
         set.headers['cache-control'] = 'no-cache';
-        return getDocsPage(root, params.lang, params.page);
+        return getDocsPage(library, params.lang, params.page);
       },
       {
         params: z.object({ lang: segment, page: segment }),

@@ -20,25 +20,47 @@ const langPattern = /^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,2}$/;
 const pagePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 export const indexPage = 'index';
 
+/** Where pages come from: a folder on disk, or the copy embedded in the compiled binary. */
+export type DocsLibrary = {
+  languagesOf(page: string): Promise<string[]>;
+  read(lang: string, page: string): Promise<string>;
+};
+
+/** `lang/page` → markdown of every docs/{lang}/{page}.md, defined by the binary build. */
+declare const CARTRIDGE_EMBEDDED_DOCS: Record<string, string> | undefined;
+
 /**
- * The docs folder: DOCS_DIR when set, else `docs/` of the source tree, else `docs/` under the working
- * directory (the compiled binary runs from /$bunfs, where the source tree is not).
+ * DOCS_DIR when set; else the pages embedded in the compiled binary (it runs from /$bunfs, where no
+ * docs folder is); else `docs/` of the source tree, else `docs/` under the working directory.
  */
-export function defaultDocsRoot(): string {
+export function defaultDocsLibrary(): DocsLibrary {
   const fromEnv = process.env.DOCS_DIR;
-  if (fromEnv) return resolve(fromEnv);
+  if (fromEnv) return docsFolder(resolve(fromEnv));
+  if (typeof CARTRIDGE_EMBEDDED_DOCS !== 'undefined') return embeddedDocs(CARTRIDGE_EMBEDDED_DOCS);
   const besideSource = resolve(import.meta.dir, '../../../../docs');
-  return existsSync(besideSource) ? besideSource : resolve(process.cwd(), 'docs');
+  return docsFolder(existsSync(besideSource) ? besideSource : resolve(process.cwd(), 'docs'));
 }
 
-export async function getDocsPage(root: string, requestedLang: string, requestedPage: string): Promise<DocsPage> {
+export function docsFolder(root: string): DocsLibrary {
+  return { languagesOf: (page) => languagesOf(root, page), read: (lang, page) => readFile(pagePath(root, lang, page), 'utf8') };
+}
+
+export function embeddedDocs(files: Record<string, string>): DocsLibrary {
+  return {
+    languagesOf: async (page) => Object.keys(files).filter((key) => key.endsWith(`/${page}`)).map((key) => key.slice(0, -page.length - 1)).filter((lang) => langPattern.test(lang)).sort(),
+    read: async (lang, page) => files[`${lang}/${page}`] ?? Promise.reject(notFound('page')),
+  };
+}
+
+export async function getDocsPage(source: DocsLibrary | string, requestedLang: string, requestedPage: string): Promise<DocsPage> {
+  const library = typeof source === 'string' ? docsFolder(source) : source;
   if (!langPattern.test(requestedLang)) throw badParam('lang');
   const page = requestedPage === '' ? indexPage : requestedPage;
   if (!pagePattern.test(page)) throw notFound('page');
-  const available = await languagesOf(root, page);
+  const available = await library.languagesOf(page);
   const lang = available.includes(requestedLang) ? requestedLang : available.includes(fallbackDocsLang) ? fallbackDocsLang : undefined;
   if (!lang) throw notFound('page');
-  const markdown = await readFile(pagePath(root, lang, page), 'utf8');
+  const markdown = await library.read(lang, page);
   return { markdown, lang, requestedLang, available };
 }
 
