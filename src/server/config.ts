@@ -20,6 +20,8 @@ export const configVariables = [
   ['REGISTRATION', 'open', 'open | closed (only the first user may register)'],
   ['DEFAULT_PRIVILEGES', 'create_project', 'comma-separated privileges every new user gets'],
   ['SESSION_DAYS', '30', 'lifetime of a browser session, renewed by use'],
+  ['SIGN_IN_LIMIT_ACCOUNT', '10', 'failed password sign-ins allowed per account in 15 minutes'],
+  ['SIGN_IN_LIMIT_ADDRESS', '50', 'failed password sign-ins allowed per client address in 15 minutes'],
   ['TRUST_PROXY', 'false', 'true behind a load balancer: take the client address from X-Forwarded-For'],
   ['LOG_LEVEL', 'info', 'silent | error | info | debug'],
 ] as const;
@@ -61,6 +63,8 @@ const environmentSchema = z.object({
     .transform((text) => text.split(',').map((item) => item.trim()).filter(Boolean))
     .pipe(z.array(z.enum(privilegeNames))),
   SESSION_DAYS: z.coerce.number().positive().max(3650).default(30),
+  SIGN_IN_LIMIT_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(10),
+  SIGN_IN_LIMIT_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
   TRUST_PROXY: booleanText.default(false),
   LOG_LEVEL: z.enum(['silent', 'error', 'info', 'debug']).default('info'),
 });
@@ -80,6 +84,7 @@ export type Config = {
   registration: 'open' | 'closed';
   defaultPrivileges: string[];
   sessionDays: number;
+  signInLimits: { perAccount: number; perAddress: number };
   trustProxy: boolean;
   logLevel: 'silent' | 'error' | 'info' | 'debug';
 };
@@ -117,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registration: values.REGISTRATION,
     defaultPrivileges: values.DEFAULT_PRIVILEGES,
     sessionDays: values.SESSION_DAYS,
+    signInLimits: { perAccount: values.SIGN_IN_LIMIT_ACCOUNT, perAddress: values.SIGN_IN_LIMIT_ADDRESS },
     trustProxy: values.TRUST_PROXY,
     logLevel: values.LOG_LEVEL,
   };

@@ -53,6 +53,7 @@ describe('loadConfig', () => {
     [{ SECRET_KEY: 'short' }, /^Invalid SECRET_KEY="short": must be at least 32 characters$/],
     [{ DEFAULT_PRIVILEGES: 'create_project,root' }, /^Invalid DEFAULT_PRIVILEGES=/],
     [{ AUTH_REQUIRED: 'maybe' }, /^Invalid AUTH_REQUIRED="maybe"/],
+    [{ SIGN_IN_LIMIT_ADDRESS: '0' }, /^Invalid SIGN_IN_LIMIT_ADDRESS="0"/],
   ])('a bad value %j is one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32), ...env })).toThrow(ConfigError);
     try {

@@ -20,7 +20,6 @@ let decoyHash: Promise<string> | undefined;
 
 export async function signInWithPassword(deps: Deps, rawInput: PasswordSignInInput, origin: RequestOrigin): Promise<SignedIn> {
   const input = passwordSignInInput.parse(rawInput);
-  await assertSignInAllowed(deps.db, input.name, origin.address);
   const userId = input.intent === 'register' ? await registerUser(deps, input) : await verifyPassword(deps, input.name, input.password, origin);
   const token = generateToken('cs');
   const expiresAt = new Date(Date.now() + deps.config.sessionDays * 86_400_000);
@@ -33,6 +32,7 @@ export async function signInWithPassword(deps: Deps, rawInput: PasswordSignInInp
 }
 
 async function verifyPassword(deps: Deps, name: string, password: string, origin: RequestOrigin): Promise<string> {
+  await assertSignInAllowed(deps.db, deps.config.signInLimits, name, origin.address);
   const [credential] = await deps.db
     .select({ userId: credentials.userId, secretHash: credentials.secretHash })
     .from(credentials)

@@ -3,8 +3,9 @@ import type { Database } from '../../db/client.ts';
 import { signInFailures } from '../../db/schema/index.ts';
 import { AppError } from '../../errors.ts';
 
-/** Failed password sign-ins allowed per window before further tries are refused. */
-export const signInLimits = { perAccount: 10, perAddress: 50, windowMinutes: 15 } as const;
+/** Failed password sign-ins count within this window; the allowed numbers come from the config. */
+export const signInWindowMinutes = 15;
+export type SignInLimits = { perAccount: number; perAddress: number };
 
 const keysOf = (name: string, address: string | undefined) => ({
   account: `account:${name}`,
@@ -12,18 +13,18 @@ const keysOf = (name: string, address: string | undefined) => ({
 });
 
 /** Refuses a sign-in while its account or address has used up its failures in the current window. */
-export async function assertSignInAllowed(db: Database, name: string, address: string | undefined): Promise<void> {
+export async function assertSignInAllowed(db: Database, limits: SignInLimits, name: string, address: string | undefined): Promise<void> {
   const keys = keysOf(name, address);
   const rows = await db
     .select({ key: signInFailures.key, failures: signInFailures.failures })
     .from(signInFailures)
     .where(
-      sql`${inArray(signInFailures.key, [keys.account, keys.address].filter((key): key is string => !!key))} and ${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInLimits.windowMinutes})`,
+      sql`${inArray(signInFailures.key, [keys.account, keys.address].filter((key): key is string => !!key))} and ${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInWindowMinutes})`,
     );
   for (const row of rows) {
-    const limit = row.key === keys.account ? signInLimits.perAccount : signInLimits.perAddress;
+    const limit = row.key === keys.account ? limits.perAccount : limits.perAddress;
     if (row.failures >= limit) {
-      throw new AppError('limit_exceeded', `Too many failed sign-ins; try again in ${signInLimits.windowMinutes} minutes`);
+      throw new AppError('limit_exceeded', `Too many failed sign-ins; try again in ${signInWindowMinutes} minutes`);
     }
   }
 }
@@ -38,8 +39,8 @@ export async function recordSignInFailure(db: Database, name: string, address: s
       .onConflictDoUpdate({
         target: signInFailures.key,
         set: {
-          failures: sql`case when ${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInLimits.windowMinutes}) then ${signInFailures.failures} + 1 else 1 end`,
-          windowStartedAt: sql`case when ${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInLimits.windowMinutes}) then ${signInFailures.windowStartedAt} else now() end`,
+          failures: sql`case when ${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInWindowMinutes}) then ${signInFailures.failures} + 1 else 1 end`,
+          windowStartedAt: sql`case when ${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInWindowMinutes}) then ${signInFailures.windowStartedAt} else now() end`,
         },
       });
   }
