@@ -1,4 +1,29 @@
-import { useId, useLayoutEffect, useRef, type ReactNode } from 'react';
+import { useId, useLayoutEffect, useRef, type KeyboardEvent, type ReactNode } from 'react';
+
+const focusableSelector = 'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+
+/**
+ * showModal() keeps focus off the page but lets Tab leave for the browser's own UI after the last
+ * control; wrapping here keeps keyboard users inside the dialog.
+ */
+function wrapTabFocus(event: KeyboardEvent<HTMLDialogElement>): void {
+  if (event.key !== 'Tab') return;
+  const focusable = [...event.currentTarget.querySelectorAll<HTMLElement>(focusableSelector)].filter((element) => element.offsetParent !== null || element === document.activeElement);
+  const first = focusable[0];
+  const last = focusable[focusable.length - 1];
+  if (!first || !last) {
+    event.preventDefault();
+    return;
+  }
+  const active = document.activeElement;
+  if (event.shiftKey && (active === first || !event.currentTarget.contains(active))) {
+    event.preventDefault();
+    last.focus();
+  } else if (!event.shiftKey && (active === last || !event.currentTarget.contains(active))) {
+    event.preventDefault();
+    first.focus();
+  }
+}
 
 export type ModalProps = {
   title: ReactNode;
@@ -14,8 +39,8 @@ export type ModalProps = {
 };
 
 /**
- * A native <dialog> opened with showModal(): the browser makes the rest of the page inert (focus
- * stays inside) and turns Escape into a cancel event. The element marked data-autofocus gets focus;
+ * A native <dialog> opened with showModal(): the browser makes the rest of the page inert and turns
+ * Escape into a cancel event; Tab wraps between the first and last control. The element marked data-autofocus gets focus;
  * focus goes back to where it was when the dialog closes.
  */
 export function Modal({ title, onCancel, children, className, describedBy, alert }: ModalProps) {
@@ -55,6 +80,7 @@ export function Modal({ title, onCancel, children, className, describedBy, alert
       aria-modal="true"
       aria-labelledby={titleId}
       aria-describedby={describedBy}
+      onKeyDown={wrapTabFocus}
       onCancel={(event) => {
         event.preventDefault();
         onCancelRef.current();

@@ -3,20 +3,39 @@ import type { Page } from 'playwright-core';
 
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-export type AxeViolation = { id: string; impact: string | null; help: string; nodes: { target: string[] }[] };
+export type AxeNode = { target: string[]; html?: string; failureSummary?: string };
+export type AxeViolation = { id: string; impact: string | null; help: string; helpUrl?: string; nodes: AxeNode[] };
 
 /** Runs axe-core in the page; returns the serious and critical violations. */
 export async function seriousAccessibilityViolations(page: Page): Promise<AxeViolation[]> {
-  await page.addScriptTag({ content: axeSource });
+  const loaded = await page.evaluate(() => typeof (globalThis as unknown as { axe?: unknown }).axe === 'object');
+  if (!loaded) await page.addScriptTag({ content: axeSource });
   const violations = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run(context: Document): Promise<{ violations: AxeViolation[] }> } }).axe;
-    const result = await axe.run(document);
+    const axe = (globalThis as unknown as { axe: { run(context: Document, options?: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ['violations'] });
     return result.violations.map((violation) => ({
       id: violation.id,
       impact: violation.impact,
       help: violation.help,
-      nodes: violation.nodes.map((node) => ({ target: node.target })),
+      helpUrl: violation.helpUrl,
+      nodes: violation.nodes.map((node) => ({ target: node.target, html: node.html, failureSummary: node.failureSummary })),
     }));
   });
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+/** A readable report: one block per rule, each offending element with its selector, markup and why. */
+export function formatViolations(violations: AxeViolation[], where = ''): string {
+  if (violations.length === 0) return `${where}: no serious or critical violations`;
+  const lines = [`${where}: ${violations.length} serious/critical axe violation(s)`];
+  for (const violation of violations) {
+    lines.push(`  [${violation.impact}] ${violation.id}: ${violation.help}${violation.helpUrl ? ` (${violation.helpUrl})` : ''}`);
+    for (const node of violation.nodes.slice(0, 8)) {
+      lines.push(`    - ${node.target.join(' ')}`);
+      if (node.html) lines.push(`      ${node.html.replace(/\s+/g, ' ').slice(0, 200)}`);
+      if (node.failureSummary) lines.push(`      ${node.failureSummary.replace(/\s*\n\s*/g, ' | ').slice(0, 400)}`);
+    }
+    if (violation.nodes.length > 8) lines.push(`    … and ${violation.nodes.length - 8} more`);
+  }
+  return lines.join('\n');
 }
