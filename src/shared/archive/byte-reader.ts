@@ -51,17 +51,24 @@ export class StreamByteReader {
       this.offset += length;
       return out;
     }
-    // Gather into one buffer of the final size, so a long read costs one copy per byte.
-    const out = new Uint8Array(length);
+    // A declared length is only a claim: gather what really arrives and allocate the whole only once it
+    // has, so a 10-byte stream declaring a 256 MiB index costs nothing before it ends.
+    const pieces: Uint8Array[] = [];
     let filled = 0;
     while (filled < length) {
       if (this.available() === 0 && !(await this.fill())) {
         throw new ArchiveError('archive_ended', `archive ended ${length - filled} bytes early`);
       }
       const count = Math.min(length - filled, this.available());
-      out.set(this.buffer.subarray(this.offset, this.offset + count), filled);
+      pieces.push(this.buffer.subarray(this.offset, this.offset + count));
       filled += count;
       this.offset += count;
+    }
+    const out = new Uint8Array(length);
+    let position = 0;
+    for (const piece of pieces) {
+      out.set(piece, position);
+      position += piece.length;
     }
     return out;
   }

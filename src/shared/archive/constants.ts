@@ -17,7 +17,7 @@ export const COMPRESSION_NONE = 0;
 export const COMPRESSION_ZSTD = 1;
 
 /** Content-defined chunking: no cut before MIN (those bytes are not even hashed), forced cut at MAX. */
-export const MIN_CHUNK_SIZE = 32 * 1024;
+export const MIN_CHUNK_SIZE = 16 * 1024;
 export const MAX_CHUNK_SIZE = 256 * 1024;
 /** Spec §9 "32768 mask": a cut where the top 15 bits of the gear hash are zero (probability 1/32768). */
 export const BOUNDARY_MASK_MODULUS = 32768;

@@ -150,14 +150,25 @@ export function getEntry(tree: ArchiveTree, path: PathInput): ArchiveEntry {
   return entry;
 }
 
-/** Depth-first walk in index order, files and links included, with their path parts. */
+/**
+ * Depth-first walk in index order, files and links included, with their path parts. An explicit stack,
+ * not nested generators: each yield through N nested generators costs N resumes, which made a
+ * 1000-deep hostile index take seconds to walk.
+ */
 export function* walkEntries(
   directory: ArchiveDirectory,
   prefix: readonly string[] = [],
 ): Generator<{ entry: ArchiveEntry; parts: string[] }> {
-  for (const entry of sortedEntries(directory)) {
-    const parts = [...prefix, entry.name];
+  const stack: { entries: ArchiveEntry[]; next: number; parts: readonly string[] }[] = [{ entries: sortedEntries(directory), next: 0, parts: prefix }];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    const entry = top.entries[top.next++];
+    if (!entry) {
+      stack.pop();
+      continue;
+    }
+    const parts = [...top.parts, entry.name];
     yield { entry, parts };
-    if (entry.kind === 'directory') yield* walkEntries(entry, parts);
+    if (entry.kind === 'directory') stack.push({ entries: sortedEntries(entry), next: 0, parts });
   }
 }
