@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { addFile, addSymlink, bytesSource, createTree, packArchive, readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
 import { launchBrowser, openPage } from './support/browser.ts';
 
-/** The archive core runs unchanged in Chromium, with WebCrypto and fzstd as its adapters. */
+/** The archive core runs unchanged in Chromium, with WebCrypto and zstddec as its adapters. */
 let browser: Browser;
 let server: ReturnType<typeof Bun.serve>;
 let packedInBun: Uint8Array;

@@ -1,4 +1,4 @@
-import { decompress } from 'fzstd';
+import { ZSTDDecoder } from 'zstddec';
 import { concatBytes } from './bytes.ts';
 import type { ArchiveAdapters } from './adapters.ts';
 
@@ -6,7 +6,21 @@ async function digest(data: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>));
 }
 
-/** WebCrypto and fzstd: what a browser or worker has. No compression for writing (spec §9 upload). */
+/**
+ * zstddec is libzstd's own decoder compiled to wasm: a pure-JS decoder (fzstd) looped forever on a
+ * corrupt frame the fuzzer found, libzstd rejects it at once. Instantiated once, on first use.
+ */
+let decoder: Promise<ZSTDDecoder> | undefined;
+function zstdDecoder(): Promise<ZSTDDecoder> {
+  decoder ??= (async () => {
+    const instance = new ZSTDDecoder();
+    await instance.init();
+    return instance;
+  })();
+  return decoder;
+}
+
+/** WebCrypto and zstddec: what a browser or worker has. No compression for writing (spec §9 upload). */
 export function createWebAdapters(): ArchiveAdapters {
   return {
     name: 'web',
@@ -21,13 +35,11 @@ export function createWebAdapters(): ArchiveAdapters {
         digest: () => digest(concatBytes(parts)),
       };
     },
-    zstdDecompress(data, size) {
-      // fzstd writes into the given buffer and never grows it, so a bomb cannot take more than `size`.
-      const out = new Uint8Array(size);
-      const result = decompress(data, out);
-      if (result.length !== size || result.buffer !== out.buffer) {
-        throw new Error(`zstd produced ${result.length} bytes, expected ${size}`);
-      }
+    async zstdDecompress(data, size) {
+      // libzstd decodes into a buffer of exactly `size`: a bomb cannot take more, and a frame that does
+      // not fill it exactly comes back short or garbled, which the size and hash checks refuse.
+      const result = (await zstdDecoder()).decode(data, size);
+      if (result.length !== size) throw new Error(`zstd produced ${result.length} bytes, expected ${size}`);
       return result;
     },
   };

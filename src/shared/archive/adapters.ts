@@ -14,10 +14,10 @@ export type ArchiveAdapters = {
   /** Absent where only decompression is available (the browser writes compression 0). */
   zstdCompress?: (data: Uint8Array, level: number) => Uint8Array;
   /** Must never produce more than `size` bytes, whatever the input claims (decompression bombs). */
-  zstdDecompress(data: Uint8Array, size: number): Uint8Array;
+  zstdDecompress(data: Uint8Array, size: number): MaybePromise<Uint8Array>;
 };
 
-/** Bun's native hashing and zstd when running on Bun, else WebCrypto and fzstd. */
+/** Bun's native hashing and zstd when running on Bun, else WebCrypto and zstddec (libzstd in wasm). */
 export function detectAdapters(): ArchiveAdapters {
   return 'Bun' in globalThis ? createBunAdapters() : createWebAdapters();
 }

@@ -75,11 +75,11 @@ async function readStoredOrdinals(input: StreamByteReader, chunkCount: number): 
   return ordinals;
 }
 
-function decodeStored(stored: Uint8Array, chunk: ArchiveChunk, adapters: ArchiveAdapters): Uint8Array {
+async function decodeStored(stored: Uint8Array, chunk: ArchiveChunk, adapters: ArchiveAdapters): Promise<Uint8Array> {
   if (chunk.compressedSize === chunk.size) return stored;
   let bytes: Uint8Array;
   try {
-    bytes = adapters.zstdDecompress(stored, chunk.size);
+    bytes = await adapters.zstdDecompress(stored, chunk.size);
   } catch (error) {
     throw toArchiveError(error, 'wrong_chunk_hash', 'chunk does not decompress');
   }
@@ -107,7 +107,7 @@ async function* iterateChunks(
         if (found === undefined) throw new ArchiveError('missing_chunk', 'the base lacks a chunk the patch needs');
         storedBytes = found;
       }
-      const bytes = inData ? decodeStored(storedBytes, chunk, options.adapters) : storedBytes;
+      const bytes = inData ? await decodeStored(storedBytes, chunk, options.adapters) : storedBytes;
       if (bytes.length !== chunk.size || !equalBytes(await options.adapters.sha256(bytes), chunk.hash)) {
         throw new ArchiveError('wrong_chunk_hash', `chunk ${ordinal} does not match its hash`);
       }

@@ -72,8 +72,8 @@ function classifyError(error: unknown): Outcome {
   if (!catalogue.has(error.code)) return { kind: 'uncatalogued', message: describe(error) };
   for (let cause: unknown = error.cause, depth = 0; cause !== undefined && depth < 8; depth++) {
     // Decompressors report corrupt frames with RangeErrors of their own (node:zlib's maxOutputLength,
-    // fzstd's typed-array writes): mapping those to wrong_chunk_hash is the intended handling.
-    const fromDecompressor = cause instanceof Error && /node:zlib|fzstd/.test(cause.stack ?? '');
+    // the wasm decoder's output): mapping those to wrong_chunk_hash is the intended handling.
+    const fromDecompressor = cause instanceof Error && /node:zlib|zstddec/.test(cause.stack ?? '');
     if (!fromDecompressor && bugErrors.some((type) => cause instanceof type)) {
       return { kind: 'crash', message: `ArchiveError ${error.code} wraps ${describe(cause)}` };
     }

@@ -16,7 +16,7 @@ export type FuzzInput = {
   split: 'whole' | 'random' | 'tiny';
   /** The stream fails with a plain Error after this many bytes (a dropped connection). */
   failAfter?: number;
-  /** WebCrypto and fzstd instead of Bun's native hashing and zstd. */
+  /** WebCrypto and zstddec instead of Bun's native hashing and zstd. */
   webAdapters: boolean;
   /** Patch seeds: serve base chunks to the reader (else it skips them). */
   serveBase: boolean;
@@ -75,7 +75,7 @@ export function makeInput(corpus: readonly Seed[], runSeed: number, number: numb
     bytes,
     recipe,
     split,
-    // fzstd (pure JS) is slow on the large seeds: less often there.
+    // the wasm decoder is slower on the large seeds: less often there.
     webAdapters: rng.below(large ? 16 : 5) === 0,
     serveBase: seed.patch && rng.below(8) !== 0,
     readFiles: rng.below(6) === 0,
