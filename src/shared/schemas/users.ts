@@ -43,11 +43,5 @@ export const adminPrivilegeInput = z.object({
   privilege: privilegeSchema,
 });
 
-export const adminUserSchema = z.object({
-  id: z.string(),
-  title: z.string(),
-  name: z.string().nullable(),
-  isAdmin: z.boolean(),
-  privileges: z.array(privilegeSchema),
-  created: z.string(),
-});
+/** What administrators see of each user: the same as a user sees of themself. */
+export const adminUserSchema = meSchema;

@@ -1,6 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
 import type { Session } from '../../../shared/schemas/auth.ts';
+import { visitorSession } from '../../../shared/visitor-session.ts';
 import { setBearerToken } from '../api.ts';
 import { trpc } from '../trpc.ts';
 
@@ -30,17 +31,7 @@ export type Auth = {
 const AuthContext = createContext<Auth | null>(null);
 
 function visitorOf(session: Session | undefined): Session {
-  return {
-    id: null,
-    started: null,
-    lastAuth: null,
-    expiration: null,
-    requireSession: true,
-    userInfo: null,
-    userPrivileges: [],
-    authToken: null,
-    authRequired: session?.authRequired ?? false,
-  };
+  return visitorSession(session?.authRequired ?? false);
 }
 
 export function AuthProvider({ children }: { children: ReactNode }) {

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { passwordSignInInput, type PasswordSignInInput, type Session } from '../../../shared/schemas/auth.ts';
+import { visitorSession } from '../../../shared/visitor-session.ts';
 import { privilegeNames, type PrivilegeName } from '../../../shared/schemas/privileges.ts';
 import { newId } from '../../db/ids.ts';
 import { credentials, sessions, userPrivileges, users } from '../../db/schema/index.ts';
@@ -73,7 +74,7 @@ async function registerUser(deps: Deps, input: { name: string; password: string;
 /** GET /auth/session: the caller's session, with the token the browser client sends as bearer. */
 export async function getSession(deps: Deps, token: string | undefined): Promise<Session> {
   const found = token ? await findLiveSession(deps.db, token) : undefined;
-  if (!found) return visitorSession(deps);
+  if (!found) return visitorSession(deps.config.authRequired);
   return describeSession(deps, found, token!);
 }
 
@@ -81,20 +82,6 @@ export async function getSession(deps: Deps, token: string | undefined): Promise
 export async function clearSession(deps: Deps, actor: Actor): Promise<void> {
   if (actor.kind !== 'user') return;
   await deps.db.delete(sessions).where(eq(sessions.id, actor.sessionId));
-}
-
-export function visitorSession(deps: Deps): Session {
-  return {
-    id: null,
-    started: null,
-    lastAuth: null,
-    expiration: null,
-    requireSession: true,
-    userInfo: null,
-    userPrivileges: [],
-    authToken: null,
-    authRequired: deps.config.authRequired,
-  };
 }
 
 function describeSession(deps: Deps, { session, user, privileges }: LiveSession, token: string): Session {
