@@ -1,7 +1,9 @@
 import { openapi } from '@elysiajs/openapi';
 import { Elysia } from 'elysia';
 import { z } from 'zod';
+import { apiVersion } from './api-version.ts';
 import type { Deps } from './deps.ts';
+import { instanceRoutes } from './domains/instance/instance.rest.ts';
 import { authRoutes } from './domains/auth/auth.rest.ts';
 import { docsRoutes } from './domains/docs/docs.rest.ts';
 import { usersRoutes } from './domains/users/users.rest.ts';
@@ -9,7 +11,6 @@ import { errorHandler } from './http/error-handler.ts';
 import { requestLog } from './http/request-log.ts';
 import { trpcRoutes } from './trpc/mount.ts';
 
-export const apiVersion = '0.0.1';
 
 /** The whole HTTP surface except the static client (served by Bun's router in serve.ts). */
 export function createApp(deps: Deps) {
@@ -33,7 +34,7 @@ export function createApp(deps: Deps) {
       set.headers['cache-control'] = 'no-store';
       return { status: 'ok', version: apiVersion };
     })
-    .group('/api', (api) => api.use(authRoutes(deps)).use(usersRoutes(deps)).use(docsRoutes(deps)))
+    .group('/api', (api) => api.use(authRoutes(deps)).use(usersRoutes(deps)).use(docsRoutes(deps)).use(instanceRoutes(deps)))
     .use(trpcRoutes(deps));
 }
 

@@ -15,7 +15,8 @@ export const configVariables = [
   ['PLAY_ORIGIN', 'http://127.0.0.1:PLAY_PORT', 'separate origin serving HTML5 games'],
   ['PLAY_PORT', 'PORT+1', 'port of the play origin when it is served by this process'],
   ['SECRET_KEY', '(generated into DATA_DIR/secret.key)', 'at least 32 characters; encrypts stored keys and signs URLs'],
-  ['APP_NAME', 'Cartridge', 'name shown in titles and mails'],
+  ['APP_NAME', 'Cartridge', 'name shown in page titles and the header'],
+  ['SOCIAL_LINKS', '(none)', 'footer links, comma-separated Name=https://url pairs'],
   ['AUTH_REQUIRED', 'false', 'true: the whole app requires sign-in'],
   ['REGISTRATION', 'open', 'open | closed (only the first user may register)'],
   ['DEFAULT_PRIVILEGES', 'create_project', 'comma-separated privileges every new user gets'],
@@ -55,6 +56,12 @@ const environmentSchema = z.object({
   PLAY_PORT: port.optional(),
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   APP_NAME: z.string().min(1).max(64).default('Cartridge'),
+  SOCIAL_LINKS: z
+    .string()
+    .default('')
+    .transform((text) => text.split(',').map((item) => item.trim()).filter(Boolean))
+    .pipe(z.array(z.string().regex(/^[^=]{1,40}=https?:\/\/\S+$/, 'must be Name=https://url pairs separated by commas')))
+    .transform((pairs) => pairs.map((pair) => ({ name: pair.slice(0, pair.indexOf('=')).trim(), href: pair.slice(pair.indexOf('=') + 1) }))),
   AUTH_REQUIRED: booleanText.default(false),
   REGISTRATION: z.enum(['open', 'closed']).default('open'),
   DEFAULT_PRIVILEGES: z
@@ -80,6 +87,7 @@ export type Config = {
   playPort: number | undefined;
   secretKey: string;
   appName: string;
+  socialLinks: { name: string; href: string }[];
   authRequired: boolean;
   registration: 'open' | 'closed';
   defaultPrivileges: string[];
@@ -118,6 +126,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     playPort: values.PLAY_PORT,
     secretKey: values.SECRET_KEY ?? readOrCreateSecretKey(dataDir),
     appName: values.APP_NAME,
+    socialLinks: values.SOCIAL_LINKS,
     authRequired: values.AUTH_REQUIRED,
     registration: values.REGISTRATION,
     defaultPrivileges: values.DEFAULT_PRIVILEGES,

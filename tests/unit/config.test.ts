@@ -54,6 +54,8 @@ describe('loadConfig', () => {
     [{ DEFAULT_PRIVILEGES: 'create_project,root' }, /^Invalid DEFAULT_PRIVILEGES=/],
     [{ AUTH_REQUIRED: 'maybe' }, /^Invalid AUTH_REQUIRED="maybe"/],
     [{ SIGN_IN_LIMIT_ADDRESS: '0' }, /^Invalid SIGN_IN_LIMIT_ADDRESS="0"/],
+    [{ SOCIAL_LINKS: 'GitHub' }, /^Invalid SOCIAL_LINKS="GitHub": must be Name=https:\/\/url pairs separated by commas$/],
+    [{ SOCIAL_LINKS: 'Chat=javascript:alert(1)' }, /^Invalid SOCIAL_LINKS=/],
   ])('a bad value %j is one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32), ...env })).toThrow(ConfigError);
     try {

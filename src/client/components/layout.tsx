@@ -13,7 +13,7 @@ import { nav_register } from '../paraglide/messages/nav_register.js';
 import { nav_sign_in } from '../paraglide/messages/nav_sign_in.js';
 import { nav_sign_out } from '../paraglide/messages/nav_sign_out.js';
 import { useDialogs } from '../dialogs/dialog-provider.tsx';
-import { appName, socialLinks } from '../lib/app-info.ts';
+import { useInstance } from '../lib/instance.ts';
 import { rememberReturnTo } from '../lib/auth/return-to.ts';
 import { useAuth } from '../lib/auth/auth.tsx';
 import { useLanguage } from '../lib/i18n/index.ts';
@@ -38,6 +38,7 @@ export function Layout({ children }: { children: ReactNode }) {
 
 function Header() {
   const auth = useAuth();
+  const { appName } = useInstance();
   const { language } = useLanguage();
   const dialogs = useDialogs();
   const [, navigate] = useLocation();
@@ -100,6 +101,7 @@ function Header() {
 
 function Footer() {
   const { language } = useLanguage();
+  const { socialLinks } = useInstance();
   return (
     <footer className="footer">
       <nav aria-label={m.footer_label()}>
@@ -107,7 +109,7 @@ function Footer() {
           <li>
             <Link href={`/docs/${encodeURIComponent(language)}/`}>{m.footer_docs()}</Link>
           </li>
-          <li className="footer_group">{m.footer_community()}</li>
+          {socialLinks.length > 0 ? <li className="footer_group">{m.footer_community()}</li> : null}
           {socialLinks.map((link) => (
             <li key={link.name}>
               <a href={link.href} rel="noopener noreferrer" target="_blank">

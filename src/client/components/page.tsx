@@ -2,7 +2,7 @@ import { useEffect, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { breadcrumb_label } from '../paraglide/messages/breadcrumb_label.js';
 import { nav_home } from '../paraglide/messages/nav_home.js';
-import { appName } from '../lib/app-info.ts';
+import { useInstance } from '../lib/instance.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -10,15 +10,16 @@ const m = { breadcrumb_label, nav_home };
 
 export type Crumb = { label: string; href?: string };
 
-/** Spec §2: page title '{title} - Cartridge'. */
-export function pageTitle(title: string): string {
+/** Spec §2: page title '{title} - {app name}' (APP_NAME, 'Cartridge' by default). */
+export function pageTitle(title: string, appName: string): string {
   return `${title} - ${appName}`;
 }
 
 export function useDocumentTitle(title: string): void {
+  const { appName } = useInstance();
   useEffect(() => {
-    document.title = pageTitle(title);
-  }, [title]);
+    document.title = pageTitle(title, appName);
+  }, [title, appName]);
 }
 
 /**

@@ -1,12 +1,5 @@
-/** The product name in page titles ('{title} - Cartridge'); not translated. */
+/** The product name until the instance's APP_NAME has loaded (lib/instance.ts); not translated. */
 export const appName = 'Cartridge';
-
-/** Footer links to the project's community; brand names are not translated. */
-export const socialLinks: readonly { name: string; href: string }[] = [
-  { name: 'GitHub', href: 'https://github.com/cartridge-games/cartridge' },
-  { name: 'Mastodon', href: 'https://mastodon.social/@cartridge' },
-  { name: 'Discord', href: 'https://discord.gg/cartridge' },
-];
 
 /** Sign-in providers of spec §1 and §9, with their display names. */
 export const signInProviders = [

@@ -1,5 +1,6 @@
 import { adminRouter } from '../domains/admin/admin.trpc.ts';
 import { authRouter } from '../domains/auth/auth.trpc.ts';
+import { instanceRouter } from '../domains/instance/instance.trpc.ts';
 import { usersRouter } from '../domains/users/users.trpc.ts';
 import { router } from './init.ts';
 
@@ -7,6 +8,7 @@ export const appRouter = router({
   auth: authRouter,
   users: usersRouter,
   admin: adminRouter,
+  instance: instanceRouter,
 });
 
 export type AppRouter = typeof appRouter;

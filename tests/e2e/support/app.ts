@@ -26,12 +26,12 @@ export type OpenOptions = Omit<BrowserContextOptions, 'baseURL'> & {
   storage?: Record<string, string>;
 };
 
-export async function startE2E(): Promise<E2E> {
+export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   // The browser first: a missing Chromium fails with its apt hint before anything else starts.
   const browser = await launchBrowser();
   let server: TestServer | undefined;
   try {
-    server = await startTestServer();
+    server = await startTestServer(env);
     // The server bundles the client on its first request: pay that here, not in the first test.
     await warmUp(server.url);
   } catch (error) {
