@@ -1,6 +1,7 @@
 import clientIndex from '../client/index.html';
 import { createApp } from './app.ts';
 import type { Deps } from './deps.ts';
+import { clientRoutes } from './http/client-assets.ts';
 
 export type RunningServer = { url: string; port: number; stop(): Promise<void> };
 
@@ -15,7 +16,7 @@ export function startServer(deps: Deps, options: { port: number; hostname: strin
     hostname: options.hostname,
     development: options.development ?? false,
     maxRequestBodySize: 1024 * 1024 * 1024,
-    routes: { '/*': clientIndex, '/api/*': false, '/trpc/*': false, '/health': false },
+    routes: { ...clientRoutes(clientIndex), '/api/*': false, '/trpc/*': false, '/health': false },
     fetch: app.fetch,
   });
   // Elysia reads the client address through the server it believes it listens on.

@@ -151,6 +151,14 @@ async function checkClient(running: RunningBinary): Promise<void> {
       );
       if (asset.endsWith('.js')) scripts.push(body);
     }
+    const firstScript = assets.find((asset) => asset.endsWith('.js'))!;
+    const compressed = await fetch(`${running.url}${firstScript}`, { headers: { 'accept-encoding': 'gzip' }, decompress: false } as RequestInit);
+    await compressed.arrayBuffer();
+    check(
+      compressed.headers.get('content-encoding') === 'gzip' && (compressed.headers.get('cache-control') ?? '').includes('immutable'),
+      `${running.label}: ${firstScript} is sent gzip-compressed and cached as immutable`,
+      `${compressed.headers.get('content-encoding')} ${compressed.headers.get('cache-control')}`,
+    );
     const lazyChunks = scripts.flatMap((script) => [...script.matchAll(/import\("(\/chunk-[^"]+\.js)"\)/g)].map((match) => match[1]!));
     check(lazyChunks.length > 0, `${running.label}: routes are code-split into lazily loaded chunks`);
     for (const chunk of lazyChunks) {
