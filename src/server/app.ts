@@ -6,6 +6,11 @@ import type { Deps } from './deps.ts';
 import { instanceRoutes } from './domains/instance/instance.rest.ts';
 import { authRoutes } from './domains/auth/auth.rest.ts';
 import { docsRoutes } from './domains/docs/docs.rest.ts';
+import { branchesRoutes } from './domains/projects/branches.rest.ts';
+import { invitesRoutes } from './domains/projects/invites.rest.ts';
+import { projectsRoutes } from './domains/projects/projects.rest.ts';
+import { versionsRoutes } from './domains/projects/versions.rest.ts';
+import { storeRoutes } from './domains/store/store.rest.ts';
 import { usersRoutes } from './domains/users/users.rest.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestLog } from './http/request-log.ts';
@@ -34,7 +39,18 @@ export function createApp(deps: Deps) {
       set.headers['cache-control'] = 'no-store';
       return { status: 'ok', version: apiVersion };
     })
-    .group('/api', (api) => api.use(authRoutes(deps)).use(usersRoutes(deps)).use(docsRoutes(deps)).use(instanceRoutes(deps)))
+    .group('/api', (api) =>
+      api
+        .use(authRoutes(deps))
+        .use(usersRoutes(deps))
+        .use(projectsRoutes(deps))
+        .use(invitesRoutes(deps))
+        .use(branchesRoutes(deps))
+        .use(versionsRoutes(deps))
+        .use(storeRoutes(deps))
+        .use(docsRoutes(deps))
+        .use(instanceRoutes(deps)),
+    )
     .use(trpcRoutes(deps));
 }
 

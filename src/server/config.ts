@@ -25,6 +25,10 @@ export const configVariables = [
   ['SIGN_IN_LIMIT_ADDRESS', '50', 'failed password sign-ins allowed per client address in 15 minutes'],
   ['TRUST_PROXY', 'false', 'true behind a load balancer: take the client address from X-Forwarded-For'],
   ['LOG_LEVEL', 'info', 'silent | error | info | debug'],
+  ['QUOTA_PACKAGE_SIZE', '10737418240', 'default largest package of a project, in bytes (0 = no limit)'],
+  ['QUOTA_BRANCH_VERSIONS_COUNT', '20', 'default most versions a branch keeps (0 = no limit)'],
+  ['QUOTA_BRANCH_VERSIONS_DAYS', '0', 'default days a branch keeps its current version (0 = indefinitely)'],
+  ['QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS', '90', 'default days a branch keeps previous versions (0 = indefinitely)'],
 ] as const;
 
 const booleanText = z
@@ -74,6 +78,10 @@ const environmentSchema = z.object({
   SIGN_IN_LIMIT_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
   TRUST_PROXY: booleanText.default(false),
   LOG_LEVEL: z.enum(['silent', 'error', 'info', 'debug']).default('info'),
+  QUOTA_PACKAGE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
+  QUOTA_BRANCH_VERSIONS_COUNT: z.coerce.number().int().min(0).max(2_147_483_647).default(20),
+  QUOTA_BRANCH_VERSIONS_DAYS: z.coerce.number().min(0).max(36_500).default(0),
+  QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS: z.coerce.number().min(0).max(36_500).default(90),
 });
 
 export type Config = {
@@ -95,6 +103,8 @@ export type Config = {
   signInLimits: { perAccount: number; perAddress: number };
   trustProxy: boolean;
   logLevel: 'silent' | 'error' | 'info' | 'debug';
+  /** Instance default quotas: bytes, a count, seconds; 0 = no limit. Projects may override them. */
+  quotas: { packageSize: number; branchVersionsCount: number; branchVersionsTime: number; branchVersionsNonCurrentTime: number };
 };
 
 export class ConfigError extends Error {
@@ -134,6 +144,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     signInLimits: { perAccount: values.SIGN_IN_LIMIT_ACCOUNT, perAddress: values.SIGN_IN_LIMIT_ADDRESS },
     trustProxy: values.TRUST_PROXY,
     logLevel: values.LOG_LEVEL,
+    quotas: {
+      packageSize: values.QUOTA_PACKAGE_SIZE,
+      branchVersionsCount: values.QUOTA_BRANCH_VERSIONS_COUNT,
+      branchVersionsTime: Math.round(values.QUOTA_BRANCH_VERSIONS_DAYS * 86_400),
+      branchVersionsNonCurrentTime: Math.round(values.QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS * 86_400),
+    },
   };
 }
 

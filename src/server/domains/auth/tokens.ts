@@ -1,5 +1,5 @@
 /** Bearer tokens are 256 random bits; only their SHA-256 is stored, so a database leak reveals none. */
-export function generateToken(prefix: 'cs' | 'ct'): string {
+export function generateToken(prefix: 'cs' | 'ct' | 'ci'): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `${prefix}_${Buffer.from(bytes).toString('base64url')}`;
 }

@@ -3,9 +3,10 @@ import { patchMeInput, type Me } from '../../../shared/schemas/users.ts';
 import { credentials, users } from '../../db/schema/index.ts';
 import type { Database } from '../../db/client.ts';
 import type { Deps } from '../../deps.ts';
-import { notFound } from '../../errors.ts';
+import { AppError, notFound } from '../../errors.ts';
 import { requireBrowserSession, requireUser, type Actor } from '../auth/actor.ts';
 import { privilegesOf } from '../auth/principal.ts';
+import { listOwnedProjects } from '../projects/projects.service.ts';
 
 export async function getMe(deps: Deps, actor: Actor): Promise<Me> {
   const user = requireUser(actor);
@@ -19,10 +20,24 @@ export async function renameMe(deps: Deps, actor: Actor, rawInput: { title: stri
   return describeUser(deps.db, user.userId);
 }
 
-/** Deletes the account; credentials, sessions, tokens and privileges go with it (foreign keys cascade). */
+/**
+ * Deletes the account; credentials, sessions, tokens, privileges, memberships and stars go with it
+ * (foreign keys cascade). Refused with not_empty while the user owns projects: a team's work is never
+ * deleted as a side effect; the owner deletes those projects first.
+ */
 export async function deleteMe(deps: Deps, actor: Actor): Promise<void> {
   const user = requireBrowserSession(actor);
-  await deps.db.delete(users).where(eq(users.id, user.userId));
+  await deps.db.transaction(async (tx) => {
+    // Locking the user row makes a concurrent project creation wait (its owner row references the user),
+    // so no project is left without an owner.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, user.userId)).for('update');
+    const owned = await listOwnedProjects(tx, user.userId);
+    if (owned.length > 0) {
+      const titles = owned.map((project) => project.title).join(', ');
+      throw new AppError('not_empty', `Delete the projects you own first: ${titles}`, { projects: owned });
+    }
+    await tx.delete(users).where(eq(users.id, user.userId));
+  });
 }
 
 export async function describeUser(db: Database, userId: string): Promise<Me> {

@@ -1,0 +1,23 @@
+import { Elysia } from 'elysia';
+import { z } from 'zod';
+import { projectIdSchema } from '../../../shared/schemas/projects.ts';
+import { storeProjectSchema } from '../../../shared/schemas/store.ts';
+import type { Deps } from '../../deps.ts';
+import { getStoreProject, getStoreSitemap } from './store.service.ts';
+
+export function storeRoutes(deps: Deps) {
+  return new Elysia({ prefix: '/store', tags: ['Store'] })
+    .get('/projects/:project', ({ params }) => getStoreProject(deps, params.project), {
+      params: z.object({ project: projectIdSchema }),
+      response: storeProjectSchema,
+      detail: { summary: 'The public store page of a project' },
+    })
+    .get(
+      '/sitemap.xml',
+      async ({ request }) => {
+        const xml = await getStoreSitemap(deps, deps.config.publicUrl ?? new URL(request.url).origin);
+        return new Response(xml, { headers: { 'content-type': 'application/xml; charset=utf-8', 'cache-control': 'public, max-age=3600' } });
+      },
+      { detail: { summary: 'Sitemap of the public store pages' } },
+    );
+}

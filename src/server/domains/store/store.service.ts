@@ -1,0 +1,105 @@
+import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import type { StoreProject } from '../../../shared/schemas/store.ts';
+import { branches, branchVersions, credentials, projects, projectUsers, users, versionPackages, versions } from '../../db/schema/index.ts';
+import type { Deps } from '../../deps.ts';
+import { notFound } from '../../errors.ts';
+
+/**
+ * GET /store/projects/{project}: what anyone (signed in or not) sees of a public project: the owner with
+ * their public credentials, the description, and each public branch's current version. Private projects
+ * are not_found for everyone here, members included (the store is the public face).
+ */
+export async function getStoreProject(deps: Deps, projectId: string): Promise<StoreProject> {
+  const [project] = await deps.db
+    .select({
+      id: projects.id,
+      title: projects.title,
+      markdown: projects.descriptionMarkdown,
+      lang: projects.descriptionLang,
+      images: projects.descriptionImages,
+      ownerId: users.id,
+      ownerTitle: users.title,
+    })
+    .from(projects)
+    .innerJoin(projectUsers, and(eq(projectUsers.projectId, projects.id), eq(projectUsers.isOwner, true)))
+    .innerJoin(users, eq(users.id, projectUsers.userId))
+    .where(and(eq(projects.id, projectId), eq(projects.isPublic, true)));
+  if (!project) throw notFound('project');
+  // Sign-in names of password accounts are never shown, public or not.
+  const ownerCredentials = await deps.db
+    .select({
+      provider: credentials.provider,
+      name: credentials.name,
+      title: credentials.title,
+      profileUrl: credentials.profileUrl,
+      profilePictureUrl: credentials.profilePictureUrl,
+    })
+    .from(credentials)
+    .where(and(eq(credentials.userId, project.ownerId), eq(credentials.isPublic, true), ne(credentials.provider, 'password')))
+    .orderBy(asc(credentials.provider), asc(credentials.name));
+  const current = await deps.db
+    .selectDistinctOn([branchVersions.branchId], {
+      branchId: branches.id,
+      branchTitle: branches.title,
+      versionId: versions.id,
+      versionTitle: versions.title,
+      versionDescription: versions.description,
+      publishedAt: branchVersions.publishedAt,
+    })
+    .from(branchVersions)
+    .innerJoin(branches, eq(branches.id, branchVersions.branchId))
+    .innerJoin(versions, eq(versions.id, branchVersions.versionId))
+    .where(and(eq(branches.projectId, projectId), eq(branches.isPublic, true)))
+    .orderBy(branchVersions.branchId, desc(branchVersions.publishedAt), desc(branchVersions.id));
+  const packageRows = current.length
+    ? await deps.db
+        .select({ versionId: versionPackages.versionId, packageId: versionPackages.packageId })
+        .from(versionPackages)
+        .where(inArray(versionPackages.versionId, current.map((row) => row.versionId)))
+        .orderBy(asc(versionPackages.position))
+    : [];
+  const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
+  return {
+    id: project.id,
+    title: project.title,
+    owner: { title: project.ownerTitle, credentials: ownerCredentials },
+    description: { markdown: project.markdown, lang: project.lang, images: project.images },
+    branches: current
+      .sort((a, b) => collator.compare(a.branchTitle, b.branchTitle) || a.branchId.localeCompare(b.branchId))
+      .map((row) => ({
+        id: row.branchId,
+        title: row.branchTitle,
+        versionTitle: row.versionTitle,
+        versionDescription: row.versionDescription,
+        branchVersionPublished: row.publishedAt.toISOString(),
+        packages: packageRows.filter((item) => item.versionId === row.versionId).map((item) => ({ id: item.packageId })),
+      })),
+  };
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&'"]/g, (char) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[char]!);
+}
+
+/**
+ * GET /store/sitemap.xml: one URL per public project's store page, with the last publish to one of its
+ * public branches as lastmod (branches have no page of their own).
+ */
+export async function getStoreSitemap(deps: Deps, baseUrl: string): Promise<string> {
+  const rows = await deps.db
+    .select({
+      id: projects.id,
+      // Spelled out with aliases: drizzle leaves columns of a one-table select unqualified.
+      lastPublished: sql<string | null>`(select to_char(max(bv.published_at) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+        from branch_versions bv join branches b on b.id = bv.branch_id where b.project_id = projects.id and b.is_public)`,
+    })
+    .from(projects)
+    .where(eq(projects.isPublic, true))
+    .orderBy(asc(projects.createdAt), asc(projects.id));
+  const base = baseUrl.replace(/\/+$/, '');
+  const urls = rows.map((row) => {
+    const lastmod = row.lastPublished ? `<lastmod>${row.lastPublished}</lastmod>` : '';
+    return `  <url><loc>${escapeXml(`${base}/store/${encodeURIComponent(row.id)}`)}</loc>${lastmod}</url>`;
+  });
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}${urls.length ? '\n' : ''}</urlset>\n`;
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+
+export const versionIdSchema = z.string().min(1).max(64);
+export const versionTitleSchema = z.string().trim().min(1).max(64);
+export const versionDescriptionSchema = z.string().max(100_000);
+
+/** POST .../versions; packages in order (ids of finalized packages of the project). */
+export const createVersionInput = z.object({
+  title: versionTitleSchema,
+  description: versionDescriptionSchema.default(''),
+  packages: z.array(z.string().min(1).max(64)).max(100).default([]),
+});
+
+export const patchVersionInput = z
+  .object({ title: versionTitleSchema.optional(), description: versionDescriptionSchema.optional() })
+  .refine((input) => input.title !== undefined || input.description !== undefined);
+
+/** Spec §3 Version. */
+export const versionSchema = z.object({ id: z.string(), title: z.string(), description: z.string(), created: z.string() });
+export type Version = z.infer<typeof versionSchema>;
+
+/** Spec §3 Version-in-branch. */
+export const versionInBranchSchema = z.object({ branchId: z.string(), branchTitle: z.string(), isCurrent: z.boolean(), published: z.string() });
+export type VersionInBranch = z.infer<typeof versionInBranchSchema>;
+
+/** One publish in a branch's history (newest first). */
+export const branchHistoryItemSchema = versionSchema.extend({ published: z.string(), isCurrent: z.boolean() });
+export type BranchHistoryItem = z.infer<typeof branchHistoryItemSchema>;
+
+/** before: an ISO time (items published strictly before it); count: page size. */
+export const historyPageQuery = z.object({
+  before: z.iso.datetime({ offset: true }).optional(),
+  count: z.coerce.number().int().min(1).max(100).default(20),
+});
+
+/**
+ * Spec §5 default version title: increment the last numeric segment of the base title, else append
+ * '.1'; without a base, '1.0.0'.
+ */
+export function nextVersionTitle(base: string | null | undefined): string {
+  if (!base) return '1.0.0';
+  const match = /^(.*?)(\d+)(\D*)$/.exec(base);
+  if (!match) return `${base}.1`;
+  const [, head, digits, tail] = match;
+  const next = (BigInt(digits!) + 1n).toString().padStart(digits!.length, '0');
+  return `${head}${next}${tail}`;
+}
