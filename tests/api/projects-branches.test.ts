@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { TRPCClientError } from '@trpc/client';
 import { eq, sql } from 'drizzle-orm';
 import { newId } from '../../src/server/db/ids.ts';
 import { branchVersions, versions } from '../../src/server/db/schema/index.ts';
-import { registerUser, type TestUser } from '../support/accounts.ts';
-import { addMember, createApiToken, createProject, makePublic, type TestProject } from '../support/projects.ts';
+import { registerUser } from '../support/accounts.ts';
+import { createApiToken, makePublic, type TestProject, makeTeam, type Team } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { trpcFailureStatus as failure } from '../support/trpc-failure.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -13,28 +13,6 @@ beforeAll(async () => {
   await registerUser(server, 'admin');
 });
 afterAll(() => server.stop());
-
-async function failure(call: Promise<unknown>): Promise<{ code: string; httpStatus: number }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof TRPCClientError)) throw error;
-    return { code: error.data?.code, httpStatus: error.data?.httpStatus };
-  }
-  throw new Error('the call succeeded');
-}
-
-type Team = { project: TestProject; owner: TestUser; admin: TestUser; developer: TestUser; tester: TestUser; outsider: TestUser };
-
-async function makeTeam(): Promise<Team> {
-  const owner = await registerUser(server);
-  const project = await createProject(server, owner);
-  const [admin, developer, tester, outsider] = await Promise.all([registerUser(server), registerUser(server), registerUser(server), registerUser(server)]);
-  await addMember(server, project, admin!, 'admin');
-  await addMember(server, project, developer!, 'developer');
-  await addMember(server, project, tester!, 'tester');
-  return { project, owner, admin: admin!, developer: developer!, tester: tester!, outsider: outsider! };
-}
 
 const branchesPath = (project: TestProject) => `/api/projects/${project.id}/branches`;
 
@@ -54,24 +32,24 @@ async function publish(project: TestProject, branchId: string, title: string, pu
 
 describe('POST /api/projects/{project}/branches', () => {
   test('a developer creates a private branch', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const response = await server.fetch(branchesPath(team.project), { method: 'POST', token: team.developer.token, json: { title: ' main ' } });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ id: expect.stringMatching(/^[a-z0-9]{20}$/), title: 'main', isPublic: false, currentVersion: null, created: expect.any(String) });
   });
 
   test('titles are unique in a project', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     await createBranch(team, 'main');
     const response = await server.fetch(branchesPath(team.project), { method: 'POST', token: team.admin.token, json: { title: 'main' } });
     expect(response.status).toBe(409);
     expect(await response.json()).toEqual({ code: 'name_conflict', message: 'A branch named main already exists' });
-    const other = await makeTeam();
+    const other = await makeTeam(server);
     expect((await createBranch(other, 'main')).title).toBe('main');
   });
 
   test('testers may not; outsiders of a private project get not_found; visitors of a public one 401', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     expect((await server.fetch(branchesPath(team.project), { method: 'POST', token: team.tester.token, json: { title: 'x' } })).status).toBe(403);
     expect((await server.fetch(branchesPath(team.project), { method: 'POST', token: team.outsider.token, json: { title: 'x' } })).status).toBe(404);
     await makePublic(server, team.project, team.owner);
@@ -80,7 +58,7 @@ describe('POST /api/projects/{project}/branches', () => {
   });
 
   test.each([{}, { title: '' }, { title: 'x'.repeat(65) }, { title: false }])('refuses %j', async (body) => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const response = await server.fetch(branchesPath(team.project), { method: 'POST', token: team.owner.token, json: body });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
@@ -89,7 +67,7 @@ describe('POST /api/projects/{project}/branches', () => {
 
 describe('GET /api/projects/{project}/branches', () => {
   test('members see every branch by title; others only public ones of a public project', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     for (const title of ['beta', 'Alpha', 'éclair', 'main']) await createBranch(team, title);
     const list = await (await server.fetch(branchesPath(team.project), { token: team.tester.token })).json();
     expect(list.map((branch: { title: string }) => branch.title)).toEqual(['Alpha', 'beta', 'éclair', 'main']);
@@ -105,7 +83,7 @@ describe('GET /api/projects/{project}/branches', () => {
   });
 
   test('the current version is the latest publish', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const branch = await createBranch(team, 'main');
     await publish(team.project, branch.id, '1.0.0', new Date('2026-01-01T00:00:00Z'));
     const latest = await publish(team.project, branch.id, '1.0.1', new Date('2026-02-01T00:00:00Z'));
@@ -117,7 +95,7 @@ describe('GET /api/projects/{project}/branches', () => {
 
 describe('PATCH/DELETE /api/projects/{project}/branches/{branch}', () => {
   test('developers rename; the public toggle needs patchProject', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const branch = await createBranch(team, 'main');
     const path = `${branchesPath(team.project)}/${branch.id}`;
     const renamed = await server.fetch(path, { method: 'PATCH', token: team.developer.token, json: { title: 'stable' } });
@@ -129,7 +107,7 @@ describe('PATCH/DELETE /api/projects/{project}/branches/{branch}', () => {
   });
 
   test('renaming onto another branch is a name conflict; onto itself is fine', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const main = await createBranch(team, 'main');
     await createBranch(team, 'beta');
     const path = `${branchesPath(team.project)}/${main.id}`;
@@ -138,7 +116,7 @@ describe('PATCH/DELETE /api/projects/{project}/branches/{branch}', () => {
   });
 
   test('a private branch of a public project is not_found for outsiders and visitors', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const branch = await createBranch(team, 'secret');
     await makePublic(server, team.project, team.owner);
     const path = `${branchesPath(team.project)}/${branch.id}`;
@@ -152,8 +130,8 @@ describe('PATCH/DELETE /api/projects/{project}/branches/{branch}', () => {
   });
 
   test('unknown branches and branches of another project are not_found', async () => {
-    const team = await makeTeam();
-    const other = await makeTeam();
+    const team = await makeTeam(server);
+    const other = await makeTeam(server);
     const foreign = await createBranch(other, 'main');
     for (const id of ['nothing', foreign.id]) {
       const response = await server.fetch(`${branchesPath(team.project)}/${id}`, { method: 'PATCH', token: team.owner.token, json: { title: 'x' } });
@@ -162,7 +140,7 @@ describe('PATCH/DELETE /api/projects/{project}/branches/{branch}', () => {
   });
 
   test.each([{}, { title: '' }, { isPublic: 'no' }])('PATCH refuses %j', async (body) => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const branch = await createBranch(team, 'main');
     const response = await server.fetch(`${branchesPath(team.project)}/${branch.id}`, { method: 'PATCH', token: team.owner.token, json: body });
     expect(response.status).toBe(400);
@@ -170,7 +148,7 @@ describe('PATCH/DELETE /api/projects/{project}/branches/{branch}', () => {
   });
 
   test('admins delete; the publish history goes, the versions stay', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const branch = await createBranch(team, 'main');
     const versionId = await publish(team.project, branch.id, '1.0.0', new Date());
     const path = `${branchesPath(team.project)}/${branch.id}`;
@@ -189,7 +167,7 @@ describe('PATCH/DELETE /api/projects/{project}/branches/{branch}', () => {
 
 describe('branches over tRPC', () => {
   test('create, list, patch, delete', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const developer = server.trpc(team.developer.token);
     const created = await developer.projects.branches.create.mutate({ project: team.project.id, title: 'main' });
     expect((await developer.projects.branches.list.query({ project: team.project.id })).map((branch) => branch.id)).toEqual([created.id]);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { TRPCClientError } from '@trpc/client';
 import { eq } from 'drizzle-orm';
 import { invites, projectUsers } from '../../src/server/db/schema/index.ts';
 import { hashToken } from '../../src/server/domains/auth/tokens.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { addMember, createApiToken, createProject, makePublic, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { trpcFailure as failure } from '../support/trpc-failure.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -13,16 +13,6 @@ beforeAll(async () => {
   await registerUser(server, 'admin');
 });
 afterAll(() => server.stop());
-
-async function failure(call: Promise<unknown>): Promise<{ code: string; message: string; httpStatus: number }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof TRPCClientError)) throw error;
-    return { code: error.data?.code, message: error.message, httpStatus: error.data?.httpStatus };
-  }
-  throw new Error('the call succeeded');
-}
 
 const invitesPath = (project: TestProject) => `/api/projects/${project.id}/invites`;
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { TRPCClientError } from '@trpc/client';
 import { registerUser, type TestUser } from '../support/accounts.ts';
-import { addMember, createApiToken, createProject, makePublic, type TestProject } from '../support/projects.ts';
+import { addMember, createApiToken, createProject, makePublic, type TestProject, makeTeam } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { trpcFailureStatus as failure } from '../support/trpc-failure.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -11,27 +11,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-async function failure(call: Promise<unknown>): Promise<{ code: string; httpStatus: number }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof TRPCClientError)) throw error;
-    return { code: error.data?.code, httpStatus: error.data?.httpStatus };
-  }
-  throw new Error('the call succeeded');
-}
-
-type Team = { project: TestProject; owner: TestUser; admin: TestUser; developer: TestUser; tester: TestUser; outsider: TestUser };
-
-async function makeTeam(): Promise<Team> {
-  const owner = await registerUser(server, `owner${Math.random().toString(36).slice(2, 8)}`);
-  const project = await createProject(server, owner);
-  const [admin, developer, tester, outsider] = await Promise.all([registerUser(server), registerUser(server), registerUser(server), registerUser(server)]);
-  await addMember(server, project, admin!, 'admin');
-  await addMember(server, project, developer!, 'developer');
-  await addMember(server, project, tester!, 'tester');
-  return { project, owner, admin: admin!, developer: developer!, tester: tester!, outsider: outsider! };
-}
+/** Owners are named owner… so the sorting tests know where the owner's name falls. */
+const newTeam = () => makeTeam(server, `owner${Math.random().toString(36).slice(2, 8)}`);
 
 const usersPath = (project: TestProject) => `/api/projects/${project.id}/users`;
 
@@ -64,7 +45,7 @@ describe('GET /api/projects/{project}/users', () => {
   });
 
   test('members only: outsiders of a public project are refused, of a private one not_found', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     expect((await server.fetch(usersPath(team.project), { token: team.tester.token })).status).toBe(200);
     expect((await server.fetch(usersPath(team.project), { token: team.outsider.token })).status).toBe(404);
     expect((await server.fetch(usersPath(team.project))).status).toBe(404);
@@ -78,7 +59,7 @@ describe('GET /api/projects/{project}/users', () => {
 
 describe('PUT /api/projects/{project}/users', () => {
   test('an admin changes a role and removes a member (missing role)', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     const changed = await server.fetch(usersPath(team.project), { method: 'PUT', token: team.admin.token, json: { user: team.tester.id, role: 'developer' } });
     expect(changed.status).toBe(200);
     const list = await changed.json();
@@ -90,7 +71,7 @@ describe('PUT /api/projects/{project}/users', () => {
   });
 
   test('an admin approves a pending member by setting a role', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     const newcomer = await registerUser(server);
     await addMember(server, team.project, newcomer, 'tester', { pending: true });
     const before = await (await server.fetch(usersPath(team.project), { token: team.admin.token })).json();
@@ -100,7 +81,7 @@ describe('PUT /api/projects/{project}/users', () => {
   });
 
   test('nobody changes or removes the owner, not even the owner', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     for (const actor of [team.admin, team.owner]) {
       for (const body of [{ user: team.owner.id, role: 'tester' }, { user: team.owner.id }]) {
         const response = await server.fetch(usersPath(team.project), { method: 'PUT', token: actor.token, json: body });
@@ -111,7 +92,7 @@ describe('PUT /api/projects/{project}/users', () => {
   });
 
   test('developers and testers lack setUser', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     for (const actor of [team.developer, team.tester]) {
       const response = await server.fetch(usersPath(team.project), { method: 'PUT', token: actor.token, json: { user: team.tester.id, role: 'admin' } });
       expect(response.status).toBe(403);
@@ -119,21 +100,21 @@ describe('PUT /api/projects/{project}/users', () => {
   });
 
   test('a user who is not a member is not_found (members join through invites)', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     const response = await server.fetch(usersPath(team.project), { method: 'PUT', token: team.admin.token, json: { user: team.outsider.id, role: 'tester' } });
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ code: 'not_found', message: 'user not found' });
   });
 
   test.each([{}, { user: '' }, { user: 'x', role: 'owner' }, { user: 'x', role: 'starred' }, { role: 'tester' }])('refuses %j', async (body) => {
-    const team = await makeTeam();
+    const team = await newTeam();
     const response = await server.fetch(usersPath(team.project), { method: 'PUT', token: team.owner.token, json: body });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
   });
 
   test('an API token of an admin acts as the admin', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     const token = await createApiToken(server, team.admin);
     const response = await server.fetch(usersPath(team.project), { method: 'PUT', token, json: { user: team.developer.id, role: 'admin' } });
     expect(response.status).toBe(200);
@@ -142,7 +123,7 @@ describe('PUT /api/projects/{project}/users', () => {
 
 describe('POST /api/projects/{project}/users/leave', () => {
   test('a member leaves; the owner cannot', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     const left = await server.fetch(`${usersPath(team.project)}/leave`, { method: 'POST', token: team.developer.token });
     expect(left.status).toBe(200);
     expect(await left.json()).toEqual({ ok: true });
@@ -153,7 +134,7 @@ describe('POST /api/projects/{project}/users/leave', () => {
   });
 
   test('outsiders: not_found on a private project, refused on a public one; visitors must sign in', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     expect((await server.fetch(`${usersPath(team.project)}/leave`, { method: 'POST', token: team.outsider.token })).status).toBe(404);
     await makePublic(server, team.project, team.owner);
     expect((await server.fetch(`${usersPath(team.project)}/leave`, { method: 'POST', token: team.outsider.token })).status).toBe(403);
@@ -163,7 +144,7 @@ describe('POST /api/projects/{project}/users/leave', () => {
 
 describe('members over tRPC', () => {
   test('list, set, leave', async () => {
-    const team = await makeTeam();
+    const team = await newTeam();
     const admin = server.trpc(team.admin.token);
     expect((await admin.projects.users.list.query({ project: team.project.id })).map((item) => item.role)).toEqual(['admin', 'admin', 'developer', 'tester']);
     const list = await admin.projects.users.set.mutate({ project: team.project.id, user: team.tester.id, role: 'admin' });

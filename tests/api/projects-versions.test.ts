@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { TRPCClientError } from '@trpc/client';
 import { eq, sql } from 'drizzle-orm';
 import { branchVersions } from '../../src/server/db/schema/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
-import { addMember, createApiToken, createProject, makePublic, type TestProject } from '../support/projects.ts';
+import { createApiToken, makePublic, makeTeam, type Team } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { trpcFailureStatus as failure } from '../support/trpc-failure.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -12,28 +12,6 @@ beforeAll(async () => {
   await registerUser(server, 'admin');
 });
 afterAll(() => server.stop());
-
-async function failure(call: Promise<unknown>): Promise<{ code: string; httpStatus: number }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof TRPCClientError)) throw error;
-    return { code: error.data?.code, httpStatus: error.data?.httpStatus };
-  }
-  throw new Error('the call succeeded');
-}
-
-type Team = { project: TestProject; owner: TestUser; admin: TestUser; developer: TestUser; tester: TestUser; outsider: TestUser };
-
-async function makeTeam(): Promise<Team> {
-  const owner = await registerUser(server);
-  const project = await createProject(server, owner);
-  const [admin, developer, tester, outsider] = await Promise.all([registerUser(server), registerUser(server), registerUser(server), registerUser(server)]);
-  await addMember(server, project, admin!, 'admin');
-  await addMember(server, project, developer!, 'developer');
-  await addMember(server, project, tester!, 'tester');
-  return { project, owner, admin: admin!, developer: developer!, tester: tester!, outsider: outsider! };
-}
 
 const base = (team: Team) => `/api/projects/${team.project.id}`;
 
@@ -50,7 +28,7 @@ const publish = (team: Team, branch: string, version: string, user = team.develo
 
 describe('versions', () => {
   test('a developer creates a version; titles are unique; packages must exist', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const response = await server.fetch(`${base(team)}/versions`, { method: 'POST', token: team.developer.token, json: { title: ' 1.0.0 ', description: 'First' } });
     expect(response.status).toBe(200);
     const version = await response.json();
@@ -68,14 +46,14 @@ describe('versions', () => {
   });
 
   test.each([{}, { title: '' }, { title: '1', description: 5 }, { title: '1', packages: 'a' }])('POST refuses %j', async (body) => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const response = await server.fetch(`${base(team)}/versions`, { method: 'POST', token: team.owner.token, json: body });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
   });
 
   test('get, patch, list newest first', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const first = await newVersion(team, '1.0.0');
     const second = await newVersion(team, '1.0.1');
     const list = await (await server.fetch(`${base(team)}/versions`, { token: team.tester.token })).json();
@@ -90,7 +68,7 @@ describe('versions', () => {
   });
 
   test('non-members see only versions published to a public branch of a public project', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const hidden = await newVersion(team, 'hidden');
     const shown = await newVersion(team, 'shown');
     const privateBranch = await newBranch(team, 'internal');
@@ -113,7 +91,7 @@ describe('versions', () => {
   });
 
   test('delete: deleteVersion, refused while current on a branch', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const branch = await newBranch(team, 'main');
     const first = await newVersion(team, '1');
     const second = await newVersion(team, '2');
@@ -133,7 +111,7 @@ describe('versions', () => {
 
 describe('publishing', () => {
   test('history newest first with the current one flagged; republishing the current is refused', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const branch = await newBranch(team, 'main');
     const [a, b] = [await newVersion(team, '1.0.0'), await newVersion(team, '1.0.1')];
     const published = await publish(team, branch.id, a.id);
@@ -159,7 +137,7 @@ describe('publishing', () => {
   });
 
   test('testers may not publish; bad paging is a bad parameter', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const branch = await newBranch(team, 'main');
     const version = await newVersion(team, '1');
     expect((await publish(team, branch.id, version.id, team.tester)).status).toBe(403);
@@ -171,7 +149,7 @@ describe('publishing', () => {
   });
 
   test('concurrent publishes to one branch leave one consistent current version', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const branch = await newBranch(team, 'main');
     const candidates = await Promise.all(['a', 'b', 'c', 'd'].map((title) => newVersion(team, title)));
     const statuses = await Promise.all(candidates.map(async (version) => (await publish(team, branch.id, version.id)).status));
@@ -190,7 +168,7 @@ describe('publishing', () => {
 
 describe('versions over tRPC', () => {
   test('create, publish, history, patch, delete', async () => {
-    const team = await makeTeam();
+    const team = await makeTeam(server);
     const developer = server.trpc(team.developer.token);
     const branch = await developer.projects.branches.create.mutate({ project: team.project.id, title: 'main' });
     const version = await developer.projects.versions.create.mutate({ project: team.project.id, title: '1.0.0' });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { TRPCClientError } from '@trpc/client';
 import { eq, sql } from 'drizzle-orm';
 import { projects, projectStars, projectUsers, userPrivileges, users } from '../../src/server/db/schema/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { addMember, addStar, createApiToken, createProject, grantPrivilege, makePublic } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { trpcFailure as failure } from '../support/trpc-failure.ts';
 
 let server: TestServer;
 let instanceAdmin: TestUser;
@@ -13,16 +13,6 @@ beforeAll(async () => {
   instanceAdmin = await registerUser(server, 'admin');
 });
 afterAll(() => server.stop());
-
-async function failure(call: Promise<unknown>): Promise<{ code: string; message: string; httpStatus: number }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof TRPCClientError)) throw error;
-    return { code: error.data?.code, message: error.message, httpStatus: error.data?.httpStatus };
-  }
-  throw new Error('the call succeeded');
-}
 
 const ownerActions = [
   'patchProject',

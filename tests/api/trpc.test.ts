@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { TRPCClientError } from '@trpc/client';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { trpcFailure as failure } from '../support/trpc-failure.ts';
 
 let server: TestServer;
 let admin: TestUser;
@@ -10,17 +10,6 @@ beforeAll(async () => {
   admin = await registerUser(server, 'admin');
 });
 afterAll(() => server.stop());
-
-/** The catalogued code a failed call carries, the same one REST answers with. */
-async function failure(call: Promise<unknown>): Promise<{ code: string; message: string; httpStatus: number }> {
-  try {
-    await call;
-  } catch (error) {
-    if (!(error instanceof TRPCClientError)) throw error;
-    return { code: error.data?.code, message: error.message, httpStatus: error.data?.httpStatus };
-  }
-  throw new Error('the call succeeded');
-}
 
 describe('auth over tRPC', () => {
   test('registers, reads the session and signs out', async () => {

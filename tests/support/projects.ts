@@ -1,7 +1,7 @@
 import { projectStars, projectUsers, userPrivileges } from '../../src/server/db/schema/index.ts';
 import type { ProjectRole } from '../../src/shared/schemas/projects.ts';
 import type { PrivilegeName } from '../../src/shared/schemas/privileges.ts';
-import type { TestUser } from './accounts.ts';
+import { registerUser, type TestUser } from './accounts.ts';
 import type { TestServer } from './server.ts';
 
 export type TestProject = { id: string; title: string };
@@ -37,4 +37,17 @@ export async function grantPrivilege(server: TestServer, user: TestUser, privile
 export async function createApiToken(server: TestServer, user: TestUser): Promise<string> {
   const response = await server.fetch('/api/users/me/sessions', { method: 'POST', token: user.token, json: {} });
   return ((await response.json()) as { token: string }).token;
+}
+
+export type Team = { project: TestProject; owner: TestUser; admin: TestUser; developer: TestUser; tester: TestUser; outsider: TestUser };
+
+/** A project with one member of each role and an outsider, all registered through the API. */
+export async function makeTeam(server: TestServer, ownerName?: string): Promise<Team> {
+  const owner = await registerUser(server, ownerName);
+  const project = await createProject(server, owner);
+  const [admin, developer, tester, outsider] = await Promise.all([registerUser(server), registerUser(server), registerUser(server), registerUser(server)]);
+  await addMember(server, project, admin!, 'admin');
+  await addMember(server, project, developer!, 'developer');
+  await addMember(server, project, tester!, 'tester');
+  return { project, owner, admin: admin!, developer: developer!, tester: tester!, outsider: outsider! };
 }
