@@ -1,3 +1,4 @@
+import { concatBytes } from './bytes.ts';
 import { ArchiveError } from './errors.ts';
 import { decodeVarint } from './varint.ts';
 
@@ -64,13 +65,7 @@ export class StreamByteReader {
       filled += count;
       this.offset += count;
     }
-    const out = new Uint8Array(length);
-    let position = 0;
-    for (const piece of pieces) {
-      out.set(piece, position);
-      position += piece.length;
-    }
-    return out;
+    return concatBytes(pieces, length);
   }
 
   async readVarint(): Promise<number> {

@@ -11,6 +11,7 @@ import {
   type ChunkingAlgorithm,
   type CompressionAlgorithm,
 } from '../../../src/shared/archive/index.ts';
+import { concatBytes } from '../../../src/shared/archive/bytes.ts';
 import { bytesSource } from '../../../src/shared/archive/sources.ts';
 import { createRng, type Rng } from '../../bench/archive/random.ts';
 
@@ -136,7 +137,7 @@ export async function buildCorpus(seed = 1): Promise<Seed[]> {
   ];
   const shared = makeBytes(rng, 20 * KiB, true);
   const multi: TreeSpec = [
-    { path: 'big/mixed.pak', bytes: concat([makeBytes(rng, 70 * KiB, false), makeBytes(rng, 60 * KiB, true)]) },
+    { path: 'big/mixed.pak', bytes: concatBytes([makeBytes(rng, 70 * KiB, false), makeBytes(rng, 60 * KiB, true)]) },
     { path: 'big/copy-a.bin', bytes: shared },
     { path: 'big/copy-b.bin', bytes: shared },
     { path: 'small.txt', bytes: makeBytes(rng, 33, true) },
@@ -146,8 +147,8 @@ export async function buildCorpus(seed = 1): Promise<Seed[]> {
     entry.path === 'data/levels/1.json' ? { path: entry.path, bytes: makeBytes(rng, 720, true) } : entry,
   );
   edited.push({ path: 'data/levels/3.json', bytes: makeBytes(rng, 200, true) });
-  const bigBase: TreeSpec = [{ path: 'pak', bytes: concat([makeBytes(rng, 40 * KiB, false), makeBytes(rng, 50 * KiB, true)]) }];
-  const bigEdited: TreeSpec = [{ path: 'pak', bytes: concat([bigBase[0]!.bytes!, makeBytes(rng, 3 * KiB, false)]) }];
+  const bigBase: TreeSpec = [{ path: 'pak', bytes: concatBytes([makeBytes(rng, 40 * KiB, false), makeBytes(rng, 50 * KiB, true)]) }];
+  const bigEdited: TreeSpec = [{ path: 'pak', bytes: concatBytes([bigBase[0]!.bytes!, makeBytes(rng, 3 * KiB, false)]) }];
 
   return Promise.all([
     makeSeed('empty', [], 1, 0),
@@ -163,15 +164,5 @@ export async function buildCorpus(seed = 1): Promise<Seed[]> {
     makeSeed('patch/small/fixed/none', edited, 0, 0, small),
     makeSeed('patch/big/cdc/none', bigEdited, 1, 0, bigBase),
   ]);
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 

@@ -1,3 +1,4 @@
+import { concatBytes } from '../../../src/shared/archive/bytes.ts';
 import type { Rng } from '../../bench/archive/random.ts';
 import type { Seed } from './corpus.ts';
 
@@ -28,16 +29,6 @@ export function pickVarint(rng: Rng): Uint8Array {
   const base = rng.pick(boundaryValues);
   const nudge = BigInt(rng.between(-1, 1));
   return encodeLoose(base + nudge < 0n ? 0n : base + nudge);
-}
-
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 export function sha256(bytes: Uint8Array): Uint8Array {
@@ -88,24 +79,24 @@ export function mutateBytes(rng: Rng, bytes: Uint8Array, region: Region, corpus:
     case 3: {
       const insert = rng.below(2) === 0 ? randomBytes(rng, rng.between(1, 64)) : new Uint8Array(rng.between(1, 64)).fill(rng.pick(interestingBytes));
       recipe.push(`insert@${at}+${insert.length}`);
-      return concat([bytes.subarray(0, at), insert, bytes.subarray(at)]);
+      return concatBytes([bytes.subarray(0, at), insert, bytes.subarray(at)]);
     }
     case 4: {
       const length = Math.min(end - at, rng.between(1, 64));
       recipe.push(`delete@${at}-${length}`);
-      return concat([bytes.subarray(0, at), bytes.subarray(at + length)]);
+      return concatBytes([bytes.subarray(0, at), bytes.subarray(at + length)]);
     }
     case 5: {
       const other = rng.pick(corpus).bytes;
       const from = rng.below(other.length + 1);
       recipe.push(`splice@${at}<-${from}`);
-      return concat([bytes.subarray(0, at), other.subarray(from)]);
+      return concatBytes([bytes.subarray(0, at), other.subarray(from)]);
     }
     case 6: {
       const other = rng.pick(corpus).bytes;
       const from = rng.below(other.length);
       const length = Math.min(other.length - from, rng.between(1, 128));
-      const out = concat([bytes.subarray(0, at), other.subarray(from, from + length), bytes.subarray(Math.min(bytes.length, at + length))]);
+      const out = concatBytes([bytes.subarray(0, at), other.subarray(from, from + length), bytes.subarray(Math.min(bytes.length, at + length))]);
       recipe.push(`overwrite@${at}<-${from}+${length}`);
       return out;
     }
@@ -114,13 +105,13 @@ export function mutateBytes(rng: Rng, bytes: Uint8Array, region: Region, corpus:
       const varint = pickVarint(rng);
       const replaced = rng.between(0, 3);
       recipe.push(`varint@${at}=[${[...varint].join(',')}]/${replaced}`);
-      return concat([bytes.subarray(0, at), varint, bytes.subarray(Math.min(bytes.length, at + replaced))]);
+      return concatBytes([bytes.subarray(0, at), varint, bytes.subarray(Math.min(bytes.length, at + replaced))]);
     }
     case 9: {
       const length = Math.min(end - at, rng.between(1, 256));
       const times = rng.between(2, 8);
       recipe.push(`repeat@${at}+${length}×${times}`);
-      return concat([bytes.subarray(0, at), ...Array.from({ length: times }, () => bytes.subarray(at, at + length)), bytes.subarray(at + length)]);
+      return concatBytes([bytes.subarray(0, at), ...Array.from({ length: times }, () => bytes.subarray(at, at + length)), bytes.subarray(at + length)]);
     }
     default: {
       const length = Math.min(end - at, rng.between(1, 32));

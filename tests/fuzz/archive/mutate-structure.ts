@@ -10,14 +10,15 @@ import {
 } from '../../../src/shared/archive/index.ts';
 import type { Rng } from '../../bench/archive/random.ts';
 import type { Seed } from './corpus.ts';
-import { concat, encodeLoose, pickVarint, sha256 } from './mutate-bytes.ts';
+import { concatBytes } from '../../../src/shared/archive/bytes.ts';
+import { encodeLoose, pickVarint, sha256 } from './mutate-bytes.ts';
 
 /** Rebuilds a seed around new index bytes: header with their size (unless told not to) and their hash. */
 export function withIndex(seed: Seed, index: Uint8Array, fixSize: boolean): Uint8Array {
   const declared = fixSize ? index.length : seed.indexEnd - seed.indexStart;
   const flags = encodeLoose(seed.patch ? 1n : 0n);
   const rest = seed.bytes.subarray(seed.indexEnd + CHUNK_HASH_SIZE);
-  return concat([seed.bytes.subarray(0, 4), flags, encodeLoose(BigInt(declared)), index, sha256(index), rest]);
+  return concatBytes([seed.bytes.subarray(0, 4), flags, encodeLoose(BigInt(declared)), index, sha256(index), rest]);
 }
 
 function cloneDirectory(directory: ArchiveDirectory): ArchiveDirectory {
@@ -150,7 +151,7 @@ export function mutateIndexSemantics(rng: Rng, seed: Seed, recipe: string[]): Ui
   }
   let encoded: Uint8Array;
   try {
-    encoded = concat(encodeIndex(index));
+    encoded = concatBytes(encodeIndex(index));
   } catch {
     recipe.push('unencodable');
     return seed.bytes;
@@ -170,7 +171,7 @@ export function mutateHeader(rng: Rng, seed: Seed, recipe: string[]): Uint8Array
   const flags = which === 1 ? realFlags : pickVarint(rng);
   const size = which === 0 ? encodeLoose(realSize) : rng.below(2) === 0 ? pickVarint(rng) : nearSize();
   recipe.push(`header flags=[${[...flags].join(',')}] size=[${[...size].join(',')}]`);
-  return concat([seed.bytes.subarray(0, 4), flags, size, seed.bytes.subarray(seed.indexStart)]);
+  return concatBytes([seed.bytes.subarray(0, 4), flags, size, seed.bytes.subarray(seed.indexStart)]);
 }
 
 export function mutatePatchSection(rng: Rng, seed: Seed, recipe: string[]): Uint8Array {
@@ -180,6 +181,6 @@ export function mutatePatchSection(rng: Rng, seed: Seed, recipe: string[]): Uint
   const count = rng.below(3) === 0 ? pickVarint(rng) : encodeLoose(BigInt(rng.below(6)));
   const gaps = Array.from({ length: rng.below(6) }, () => (rng.below(3) === 0 ? pickVarint(rng) : encodeLoose(BigInt(rng.below(4)))));
   recipe.push(`patch count=[${[...count].join(',')}] gaps=${gaps.length}`);
-  return concat([seed.bytes.subarray(0, start), baseHash, count, ...gaps, seed.bytes.subarray(seed.dataStart)]);
+  return concatBytes([seed.bytes.subarray(0, start), baseHash, count, ...gaps, seed.bytes.subarray(seed.dataStart)]);
 }
 
