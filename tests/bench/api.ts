@@ -15,12 +15,12 @@
  * BENCH_COLD_RUNS (5), BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import postgres from 'postgres';
 import { registerUser } from '../support/accounts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { findFreePort } from '../support/free-port.ts';
 
 const seconds = positiveNumber('BENCH_SECONDS', 5);
 const warmupSeconds = positiveNumber('BENCH_WARMUP_SECONDS', 1);
@@ -61,19 +61,6 @@ function formatRatio(ratio: number): string {
 
 function formatCount(value: number): string {
   return Math.round(value).toLocaleString('en-US');
-}
-
-/** A port nobody listens on right now: bind port 0 briefly and give it back. */
-function findFreePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => (port ? resolvePort(port) : reject(new Error('no free port'))));
-    });
-  });
 }
 
 /** wrk prints durations as 842.00us, 1.11ms or 1.02s. */

@@ -8,10 +8,10 @@
  * PostgreSQL (a fresh database on SMOKE_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import postgres from 'postgres';
+import { findFreePort } from '../support/free-port.ts';
 
 const binarySource = resolve(process.argv[2] ?? join(import.meta.dir, '..', '..', 'dist', 'cartridge'));
 const adminDatabaseUrl = process.env.SMOKE_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -33,19 +33,6 @@ function pass(what: string): void {
 function check(condition: unknown, what: string, detail = ''): asserts condition {
   if (!condition) throw new SmokeFailure(`${what}${detail ? `: ${detail}` : ''}`);
   pass(what);
-}
-
-/** A port nobody listens on right now: bind port 0 briefly and give it back. */
-function findFreePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      probe.close(() => (port ? resolvePort(port) : reject(new Error('no free port'))));
-    });
-  });
 }
 
 type RunningBinary = {
