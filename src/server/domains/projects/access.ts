@@ -60,6 +60,27 @@ export type ProjectAccess = {
   userPossibleActions: ProjectAction[];
 };
 
+/** A project with the caller's membership row (left-joined): the columns both access and listings read. */
+export const projectWithMembershipColumns = {
+  id: projects.id,
+  title: projects.title,
+  isPublic: projects.isPublic,
+  createdAt: projects.createdAt,
+  role: projectUsers.role,
+  isOwner: projectUsers.isOwner,
+  pending: projectUsers.pending,
+};
+
+/** A pending member counts as an outsider; the owner flag only counts for members. */
+export function membershipOf(row: { role: ProjectRole | null; isOwner: boolean | null; pending: boolean | null }): {
+  isMember: boolean;
+  isOwner: boolean;
+  role: ProjectRole | undefined;
+} {
+  const isMember = row.role !== null && row.pending === false;
+  return { isMember, isOwner: isMember && row.isOwner === true, role: isMember ? row.role! : undefined };
+}
+
 /**
  * What the caller may do with a project. A project the caller may not see (private and not an approved
  * member, or unknown) is not_found, never 403, so its existence does not leak. API tokens act as their
@@ -69,13 +90,7 @@ export async function loadProjectAccess(deps: { db: Executor }, actor: Actor, pr
   const userId = actor.kind === 'user' ? actor.userId : null;
   const query = deps.db
     .select({
-      id: projects.id,
-      title: projects.title,
-      isPublic: projects.isPublic,
-      createdAt: projects.createdAt,
-      role: projectUsers.role,
-      isOwner: projectUsers.isOwner,
-      pending: projectUsers.pending,
+      ...projectWithMembershipColumns,
       starred: userId
         ? sql<boolean>`exists (select 1 from ${projectStars} where ${projectStars.projectId} = ${projects.id} and ${projectStars.userId} = ${userId})`
         : sql<boolean>`false`,
@@ -85,10 +100,8 @@ export async function loadProjectAccess(deps: { db: Executor }, actor: Actor, pr
     .where(eq(projects.id, projectId));
   const [row] = options.lock ? await query.for('update', { of: projects }) : await query;
   if (!row) throw notFound('project');
-  const isMember = row.role !== null && row.pending === false;
+  const { isMember, isOwner, role } = membershipOf(row);
   if (!row.isPublic && !isMember) throw notFound('project');
-  const isOwner = isMember && row.isOwner === true;
-  const role = isMember ? row.role! : undefined;
   const starred = userId !== null && row.starred === true;
   return {
     actor,

@@ -15,7 +15,7 @@ import { newId } from '../../db/ids.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import { requireAdmin, requirePrivilege, requireUser, type Actor } from '../auth/actor.ts';
-import { loadProjectAccess, possibleActions, requireAction, type ProjectAccess } from './access.ts';
+import { loadProjectAccess, membershipOf, possibleActions, projectWithMembershipColumns, requireAction, type ProjectAccess } from './access.ts';
 
 export function describeProject(access: ProjectAccess): Project {
   return {
@@ -78,13 +78,7 @@ export async function listMyProjects(deps: Deps, actor: Actor): Promise<Project[
   const user = requireUser(actor);
   const rows = await deps.db
     .select({
-      id: projects.id,
-      title: projects.title,
-      isPublic: projects.isPublic,
-      createdAt: projects.createdAt,
-      role: projectUsers.role,
-      isOwner: projectUsers.isOwner,
-      pending: projectUsers.pending,
+      ...projectWithMembershipColumns,
       starred: sql<boolean>`${projectStars.userId} is not null`,
     })
     .from(projects)
@@ -100,16 +94,15 @@ export async function listMyProjects(deps: Deps, actor: Actor): Promise<Project[
   const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
   return rows
     .map((row): Project => {
-      const isMember = row.role !== null && row.pending === false;
-      const isOwner = isMember && row.isOwner === true;
+      const { isOwner, role } = membershipOf(row);
       return {
         id: row.id,
         title: row.title,
         isPublic: row.isPublic,
         userIsOwner: isOwner,
         userIsListed: true,
-        userRole: isMember ? row.role! : 'starred',
-        userPossibleActions: possibleActions(isMember ? row.role! : undefined, isOwner),
+        userRole: role ?? 'starred',
+        userPossibleActions: possibleActions(role, isOwner),
         created: row.createdAt.toISOString(),
       };
     })
