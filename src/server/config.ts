@@ -17,6 +17,7 @@ export const configVariables = [
   ['SECRET_KEY', '(generated into DATA_DIR/secret.key)', 'at least 32 characters; encrypts stored keys and signs URLs'],
   ['APP_NAME', 'Cartridge', 'name shown in page titles and the header'],
   ['SOCIAL_LINKS', '(none)', 'footer links, comma-separated Name=https://url pairs'],
+  ['REPORT_EMAIL', '(none)', 'address the store\'s "Report content" mail link is sent to'],
   ['AUTH_REQUIRED', 'false', 'true: the whole app requires sign-in'],
   ['REGISTRATION', 'open', 'open | closed (only the first user may register)'],
   ['DEFAULT_PRIVILEGES', 'create_project', 'comma-separated privileges every new user gets'],
@@ -27,8 +28,10 @@ export const configVariables = [
   ['LOG_LEVEL', 'info', 'silent | error | info | debug'],
   ['QUOTA_PACKAGE_SIZE', '10737418240', 'default largest package of a project, in bytes (0 = no limit)'],
   ['QUOTA_BRANCH_VERSIONS_COUNT', '20', 'default most versions a branch keeps (0 = no limit)'],
-  ['QUOTA_BRANCH_VERSIONS_DAYS', '0', 'default days a branch keeps its current version (0 = indefinitely)'],
-  ['QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS', '90', 'default days a branch keeps previous versions (0 = indefinitely)'],
+  ['QUOTA_BRANCH_VERSIONS_DAYS', '0', 'default days a branch keeps a version after its latest publish there; its current one always stays (0 = indefinitely)'],
+  ['QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS', '90', 'default days a branch keeps a version after it stopped being current there (0 = indefinitely)'],
+  ['JOB_WORKERS', '1', 'jobs this process runs at once (retention, ...); 0 = this process runs no jobs'],
+  ['JOB_POLL_MS', '1000', 'how often an idle job worker looks for due jobs, in milliseconds'],
 ] as const;
 
 const booleanText = z
@@ -66,6 +69,7 @@ const environmentSchema = z.object({
     .transform((text) => text.split(',').map((item) => item.trim()).filter(Boolean))
     .pipe(z.array(z.string().regex(/^[^=]{1,40}=https?:\/\/\S+$/, 'must be Name=https://url pairs separated by commas')))
     .transform((pairs) => pairs.map((pair) => ({ name: pair.slice(0, pair.indexOf('=')).trim(), href: pair.slice(pair.indexOf('=') + 1) }))),
+  REPORT_EMAIL: z.email('must be an e-mail address').max(254).optional(),
   AUTH_REQUIRED: booleanText.default(false),
   REGISTRATION: z.enum(['open', 'closed']).default('open'),
   DEFAULT_PRIVILEGES: z
@@ -82,6 +86,8 @@ const environmentSchema = z.object({
   QUOTA_BRANCH_VERSIONS_COUNT: z.coerce.number().int().min(0).max(2_147_483_647).default(20),
   QUOTA_BRANCH_VERSIONS_DAYS: z.coerce.number().min(0).max(36_500).default(0),
   QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS: z.coerce.number().min(0).max(36_500).default(90),
+  JOB_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  JOB_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
 });
 
 export type Config = {
@@ -96,6 +102,8 @@ export type Config = {
   secretKey: string;
   appName: string;
   socialLinks: { name: string; href: string }[];
+  /** Recipient of store content reports; none: the mail link leaves the recipient to the user. */
+  reportEmail: string | undefined;
   authRequired: boolean;
   registration: 'open' | 'closed';
   defaultPrivileges: string[];
@@ -105,6 +113,8 @@ export type Config = {
   logLevel: 'silent' | 'error' | 'info' | 'debug';
   /** Instance default quotas: bytes, a count, seconds; 0 = no limit. Projects may override them. */
   quotas: { packageSize: number; branchVersionsCount: number; branchVersionsTime: number; branchVersionsNonCurrentTime: number };
+  /** Job worker loops in this process (0 = none: another process runs the jobs) and their idle poll interval. */
+  jobs: { workers: number; pollMs: number };
 };
 
 export class ConfigError extends Error {
@@ -137,6 +147,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     secretKey: values.SECRET_KEY ?? readOrCreateSecretKey(dataDir),
     appName: values.APP_NAME,
     socialLinks: values.SOCIAL_LINKS,
+    reportEmail: values.REPORT_EMAIL,
     authRequired: values.AUTH_REQUIRED,
     registration: values.REGISTRATION,
     defaultPrivileges: values.DEFAULT_PRIVILEGES,
@@ -150,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       branchVersionsTime: Math.round(values.QUOTA_BRANCH_VERSIONS_DAYS * 86_400),
       branchVersionsNonCurrentTime: Math.round(values.QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS * 86_400),
     },
+    jobs: { workers: values.JOB_WORKERS, pollMs: values.JOB_POLL_MS },
   };
 }
 

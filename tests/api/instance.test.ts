@@ -5,13 +5,13 @@ let branded: TestServer;
 let plain: TestServer;
 beforeAll(async () => {
   [branded, plain] = await Promise.all([
-    startTestServer({ APP_NAME: 'Pixel Forge', SOCIAL_LINKS: 'Forum=https://forum.example.com/, Mastodon=https://social.example/@forge' }),
+    startTestServer({ APP_NAME: 'Pixel Forge', SOCIAL_LINKS: 'Forum=https://forum.example.com/, Mastodon=https://social.example/@forge', REPORT_EMAIL: 'abuse@pixelforge.example' }),
     startTestServer(),
   ]);
 });
 afterAll(() => Promise.all([branded.stop(), plain.stop()]));
 
-test('GET /api/instance answers APP_NAME and SOCIAL_LINKS to anyone', async () => {
+test('GET /api/instance answers APP_NAME, SOCIAL_LINKS and REPORT_EMAIL to anyone', async () => {
   const response = await branded.fetch('/api/instance');
   expect(response.status).toBe(200);
   expect(await response.json()).toEqual({
@@ -21,10 +21,11 @@ test('GET /api/instance answers APP_NAME and SOCIAL_LINKS to anyone', async () =
       { name: 'Mastodon', href: 'https://social.example/@forge' },
     ],
     version: '0.0.1',
+    reportEmail: 'abuse@pixelforge.example',
   });
 });
 
 test('tRPC instance.info is the same service', async () => {
   expect(await branded.trpc().instance.info.query()).toEqual(await (await branded.fetch('/api/instance')).json());
-  expect(await plain.trpc().instance.info.query()).toEqual({ appName: 'Cartridge', socialLinks: [], version: '0.0.1' });
+  expect(await plain.trpc().instance.info.query()).toEqual({ appName: 'Cartridge', socialLinks: [], version: '0.0.1', reportEmail: null });
 });

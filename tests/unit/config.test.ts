@@ -56,6 +56,7 @@ describe('loadConfig', () => {
     [{ SIGN_IN_LIMIT_ADDRESS: '0' }, /^Invalid SIGN_IN_LIMIT_ADDRESS="0"/],
     [{ SOCIAL_LINKS: 'GitHub' }, /^Invalid SOCIAL_LINKS="GitHub": must be Name=https:\/\/url pairs separated by commas$/],
     [{ SOCIAL_LINKS: 'Chat=javascript:alert(1)' }, /^Invalid SOCIAL_LINKS=/],
+    [{ REPORT_EMAIL: 'not-an-address' }, /^Invalid REPORT_EMAIL="not-an-address": must be an e-mail address$/],
   ])('a bad value %j is one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32), ...env })).toThrow(ConfigError);
     try {
