@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import { openDatabase, pgliteDirOf } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
+import { createJobSignal } from './jobs/signal.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createBlobStore } from './storage/index.ts';
 
@@ -20,7 +21,7 @@ export async function bootDeps(config: Config, options: { log?: Logger; pgliteTe
     throw error;
   }
   const storage = createBlobStore(config.storageUrl, { dataDir: config.dataDir });
-  return { config, db: database.db, database, storage, log };
+  return { config, db: database.db, database, storage, log, jobSignal: createJobSignal() };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import type { Database, DatabaseHandle } from './db/client.ts';
+import type { JobSignal } from './jobs/signal.ts';
 import type { Logger } from './logger.ts';
 import type { BlobStore } from './storage/index.ts';
 
@@ -10,4 +11,6 @@ export type Deps = {
   database: DatabaseHandle;
   storage: BlobStore;
   log: Logger;
+  /** Wakes this process's job workers after a service queued a job (see jobs/signal.ts). */
+  jobSignal: JobSignal;
 };

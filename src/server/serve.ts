@@ -1,8 +1,32 @@
 import clientIndex from '../client/index.html';
 import { createApp } from './app.ts';
 import type { Deps } from './deps.ts';
+import { scheduleRetentionSweep } from './domains/projects/retention.service.ts';
 import { clientRoutes } from './http/client-assets.ts';
+import { jobHandlers } from './jobs/handlers.ts';
+import { startJobWorker, type JobWorker } from './jobs/worker.ts';
 
+/** How long a claimed job stays with its worker without a heartbeat (renewed every third of it). */
+const jobLeaseMs = 60_000;
+
+/**
+ * This process's share of the job queue (JOB_WORKERS loops; none with 0, when other processes run the
+ * jobs). Also makes sure the hourly retention sweep is queued: every process tries, one row results.
+ */
+function startJobs(deps: Deps): { stop(): Promise<void> } {
+  const { workers, pollMs } = deps.config.jobs;
+  if (workers === 0) return { stop: async () => {} };
+  const worker: JobWorker = startJobWorker(deps, jobHandlers, { pollMs, leaseMs: jobLeaseMs, concurrency: workers });
+  const scheduling = scheduleRetentionSweep(deps.db).catch((error) => deps.log.error('scheduling the retention sweep failed', { error: String(error) }));
+  return {
+    async stop() {
+      await scheduling;
+      await worker.stop();
+    },
+  };
+}
+
+/** stop() closes the listener, then waits for the jobs in hand; close the database after it. */
 export type RunningServer = { url: string; port: number; stop(): Promise<void> };
 
 /**
@@ -21,10 +45,15 @@ export function startServer(deps: Deps, options: { port: number; hostname: strin
   });
   // Elysia reads the client address through the server it believes it listens on.
   (app as unknown as { server: typeof server }).server = server;
+  const jobs = startJobs(deps);
   const shownHost = options.hostname === '0.0.0.0' || options.hostname === '::' ? 'localhost' : options.hostname;
   return {
     url: `http://${shownHost}:${server.port}`,
     port: server.port ?? options.port,
-    stop: () => server.stop(true),
+    // Jobs stop after the listener and before the caller closes the database: a job in hand finishes.
+    stop: async () => {
+      await server.stop(true);
+      await jobs.stop();
+    },
   };
 }

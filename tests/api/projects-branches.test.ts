@@ -35,7 +35,16 @@ describe('POST /api/projects/{project}/branches', () => {
     const team = await makeTeam(server);
     const response = await server.fetch(branchesPath(team.project), { method: 'POST', token: team.developer.token, json: { title: ' main ' } });
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ id: expect.stringMatching(/^[a-z0-9]{20}$/), title: 'main', isPublic: false, currentVersion: null, created: expect.any(String) });
+    expect(await response.json()).toEqual({
+      id: expect.stringMatching(/^[a-z0-9]{20}$/),
+      title: 'main',
+      isPublic: false,
+      currentVersion: null,
+      created: expect.any(String),
+      // No override; the instance defaults (20 versions, 90 days after stopping being current).
+      retention: { quotaCount: null, quotaTime: null, quotaNonCurrentTime: null },
+      retentionEffective: { quotaCount: 20, quotaTime: null, quotaNonCurrentTime: 90 * 86_400 },
+    });
   });
 
   test('titles are unique in a project', async () => {

@@ -135,6 +135,21 @@ const endpoints: Endpoint[] = [
     body: () => ({ isPublic: false }),
     expected: adminAction,
   },
+  // Retention deletes versions, so setting it needs deleteVersion (admins and the owner).
+  {
+    name: 'PATCH branch retention (private branch)',
+    method: 'PATCH',
+    path: ({ project: p, privateBranch }) => `/api/projects/${p}/branches/${privateBranch}`,
+    body: () => ({ retention: { quotaCount: 5 } }),
+    expected: adminOnPrivateBranch,
+  },
+  {
+    name: 'PATCH branch retention (public branch)',
+    method: 'PATCH',
+    path: ({ project: p, publicBranch }) => `/api/projects/${p}/branches/${publicBranch}`,
+    body: () => ({ retention: { quotaNonCurrentTime: 86_400 } }),
+    expected: adminAction,
+  },
   {
     name: 'DELETE branch (private branch)',
     method: 'DELETE',
@@ -294,9 +309,9 @@ const cells = endpoints.flatMap((endpoint) =>
 
 describe('projects authorisation matrix', () => {
   test('covers every endpoint, caller and visibility', () => {
-    // 40 endpoints × 2 visibilities × (7 callers + 6 API tokens) = 1040
+    // 42 endpoints × 2 visibilities × (7 callers + 6 API tokens) = 1092
     expect(cells.length).toBe(endpoints.length * 2 * (callers.length + callers.length - 1));
-    expect(cells.length).toBe(1040);
+    expect(cells.length).toBe(1092);
   });
 
   test.each(cells.map((cell) => [`${cell.endpoint.name} | ${cell.visibility} | ${cell.caller}${cell.apiToken ? ' (API token)' : ''} → ${cell.expected}`, cell] as const))(

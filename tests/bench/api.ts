@@ -7,6 +7,10 @@
  * `--latency` prints the percentiles we report. Every figure is printed as a ratio to GET /health
  * measured in the same run, on the same backend.
  *
+ * Store: GET /api/store/projects/{project} of a public project with 3 public branches that each had 20
+ * versions published (the issue's shape), read signed out like a store visitor. Goal ≥ 0.3× health
+ * on PostgreSQL.
+ *
  * Cold start: dist/cartridge (run `npm run build` first) started 5 times on a data folder (PGlite) or a
  * database (PostgreSQL) initialised once; time from spawn to the first 200 on /health. Goal ≤ 500 ms.
  *
@@ -18,7 +22,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import postgres from 'postgres';
-import { registerUser } from '../support/accounts.ts';
+import { registerUser, type TestUser } from '../support/accounts.ts';
+import { createProject, makePublic } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { findFreePort } from '../support/free-port.ts';
 
@@ -33,7 +38,7 @@ const coldStartGoalMs = 500;
 
 type Backend = 'pglite' | 'postgres';
 type LoadResult = { requestsPerSecond: number; p50Ms: number; p99Ms: number; requests: number; failures: string[] };
-type LoadCase = { label: string; path: string; token?: string };
+type LoadCase = { label: string; path: string; token?: string; expect?: (body: string) => boolean };
 
 let failed = false;
 
@@ -99,12 +104,38 @@ async function runWrk(url: string, durationSeconds: number, token?: string): Pro
   return parseWrk(output);
 }
 
+/** A public project with 3 public branches, 20 versions published to each: what the store page reads. */
+async function seedStoreProject(server: TestServer, owner: TestUser): Promise<string> {
+  const project = await createProject(server, owner, 'Bench Quest');
+  await makePublic(server, project, owner);
+  const trpc = server.trpc(owner.token);
+  await trpc.projects.description.put.mutate({
+    project: project.id,
+    description: { markdown: `# Bench Quest\n\n${'A game about measuring things. '.repeat(40)}`, lang: 'en', images: [] },
+  });
+  for (const branchTitle of ['stable', 'beta', 'nightly']) {
+    const branch = await trpc.projects.branches.create.mutate({ project: project.id, title: branchTitle });
+    await trpc.projects.branches.patch.mutate({ project: project.id, branch: branch.id, isPublic: true });
+    for (let index = 1; index <= 20; index++) {
+      const version = await trpc.projects.versions.create.mutate({
+        project: project.id,
+        title: `${branchTitle}-1.${index}.0`,
+        description: `Changes in ${branchTitle} 1.${index}.0: ${'fixed a thing, '.repeat(10)}`,
+        packages: [],
+      });
+      await trpc.projects.versions.publish.mutate({ project: project.id, branch: branch.id, version: version.id });
+    }
+  }
+  return project.id;
+}
+
 /** Before loading an endpoint, make sure it answers what we think it answers. */
 async function checkEndpoint(server: TestServer, loadCase: LoadCase): Promise<void> {
   const response = await server.fetch(loadCase.path, { token: loadCase.token });
   const body = await response.text();
   if (response.status !== 200) throw new Error(`${loadCase.path}: ${response.status} ${body.slice(0, 200)}`);
   if (loadCase.token && !body.includes('"userInfo":{')) throw new Error(`${loadCase.path}: no userInfo in ${body.slice(0, 200)}`);
+  if (loadCase.expect && !loadCase.expect(body)) throw new Error(`${loadCase.path}: unexpected body ${body.slice(0, 200)}`);
 }
 
 /**
@@ -125,10 +156,16 @@ async function benchBackend(backend: Backend): Promise<void> {
   try {
     server = await startTestServer();
     const user = await registerUser(server);
+    const storeProject = await seedStoreProject(server, user);
     const cases: LoadCase[] = [
       { label: 'api/health', path: '/health' },
       { label: 'api/session rest', path: '/api/auth/session', token: user.token },
       { label: 'api/session trpc', path: '/trpc/auth.session', token: user.token },
+      {
+        label: 'api/store project (3 branches × 20 versions)',
+        path: `/api/store/projects/${storeProject}`,
+        expect: (body) => (JSON.parse(body) as { branches: unknown[] }).branches.length === 3,
+      },
     ];
     let healthRps = 0;
     for (const loadCase of cases) {

@@ -5,10 +5,25 @@ export const branchTitleSchema = z.string().trim().min(1).max(64);
 
 export const createBranchInput = z.object({ title: branchTitleSchema });
 
-/** PATCH .../branches/{branch}: {title} (patchBranch) and/or {isPublic} (patchProject). */
+/**
+ * Spec §3 Branch retention, in seconds for the times (the UI shows days). In a branch's `retention`,
+ * null means "the project's default applies"; in `retentionEffective` (what the retention job enforces)
+ * null means "no limit" (indefinitely / any number of versions).
+ */
+export const branchRetentionSchema = z.object({
+  quotaCount: z.number().int().min(1).max(1_000_000).nullable(),
+  quotaTime: z.number().int().min(1).max(36_500 * 86_400).nullable(),
+  quotaNonCurrentTime: z.number().int().min(1).max(36_500 * 86_400).nullable(),
+});
+export type BranchRetention = z.infer<typeof branchRetentionSchema>;
+
+/**
+ * PATCH .../branches/{branch}: {title} (patchBranch), {isPublic} (patchProject) and/or {retention}
+ * (deleteVersion: retention removes versions); in retention, a field left out stays, null inherits.
+ */
 export const patchBranchInput = z
-  .object({ title: branchTitleSchema.optional(), isPublic: z.boolean().optional() })
-  .refine((input) => input.title !== undefined || input.isPublic !== undefined);
+  .object({ title: branchTitleSchema.optional(), isPublic: z.boolean().optional(), retention: branchRetentionSchema.partial().optional() })
+  .refine((input) => input.title !== undefined || input.isPublic !== undefined || input.retention !== undefined);
 
 /** Spec §3 Branch; currentVersion is the latest publish to the branch (null before the first). */
 export const branchSchema = z.object({
@@ -17,5 +32,7 @@ export const branchSchema = z.object({
   isPublic: z.boolean(),
   currentVersion: z.object({ version: z.string(), title: z.string(), published: z.string() }).nullable(),
   created: z.string(),
+  retention: branchRetentionSchema,
+  retentionEffective: branchRetentionSchema,
 });
 export type Branch = z.infer<typeof branchSchema>;

@@ -28,7 +28,7 @@ export function branchesRoutes(deps: Deps) {
       params: branchParams,
       body: patchBranchInput,
       response: branchSchema,
-      detail: { summary: 'Rename a branch (patchBranch) or toggle its public access (patchProject)' },
+      detail: { summary: 'Rename a branch (patchBranch), toggle its public access (patchProject) or set its retention (deleteVersion)' },
     })
     .delete(
       '/projects/:project/branches/:branch',

@@ -9,9 +9,11 @@ import {
   type Project,
   type Quotas,
 } from '../../../shared/schemas/projects.ts';
+import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/client.ts';
 import { projects, projectStars, projectUsers } from '../../db/schema/index.ts';
 import { newId } from '../../db/ids.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import { requireAdmin, requirePrivilege, requireUser, type Actor } from '../auth/actor.ts';
@@ -112,7 +114,7 @@ export async function listMyProjects(deps: Deps, actor: Actor): Promise<Project[
 /** GET .../quotas: the project's overrides over the instance defaults; 0 is reported as null (no limit). */
 export async function getProjectQuotas(deps: Deps, actor: Actor, projectId: string): Promise<Quotas> {
   await loadProjectAccess(deps, actor, projectId);
-  return readQuotas(deps, projectId);
+  return readProjectQuotas(deps.db, deps.config.quotas, projectId);
 }
 
 /** Instance administrators only (tRPC admin.setProjectQuotas): undefined keeps, null resets to the default. */
@@ -132,11 +134,20 @@ export async function setProjectQuotas(deps: Deps, actor: Actor, rawInput: unkno
     .where(eq(projects.id, input.project))
     .returning({ id: projects.id });
   if (updated.length === 0) throw notFound('project');
-  return readQuotas(deps, input.project);
+  // New retention quotas apply now rather than at the next hourly sweep (kind 'retention' as in
+  // retention.service enqueueRetention; enqueued directly to keep this file free of an import cycle).
+  await enqueueJob(deps.db, { kind: 'retention', payload: { projectId: input.project }, projectId: input.project, dedupeKey: input.project });
+  deps.jobSignal.notify();
+  return readProjectQuotas(deps.db, deps.config.quotas, input.project);
 }
 
-async function readQuotas(deps: Deps, projectId: string): Promise<Quotas> {
-  const [row] = await deps.db
+/**
+ * The one quota resolution: the project's override, else the instance default; 0 means no limit and is
+ * reported as null. Branch retention puts the branch's own override in front of this (retention.service
+ * effectiveRetention). Takes an executor so it can run inside a caller's transaction.
+ */
+export async function readProjectQuotas(db: Executor, defaults: Config['quotas'], projectId: string): Promise<Quotas> {
+  const [row] = await db
     .select({
       packageSize: projects.quotaPackageSize,
       branchVersionsCount: projects.quotaBranchVersionsCount,
@@ -146,7 +157,6 @@ async function readQuotas(deps: Deps, projectId: string): Promise<Quotas> {
     .from(projects)
     .where(eq(projects.id, projectId));
   if (!row) throw notFound('project');
-  const defaults = deps.config.quotas;
   const pick = (override: number | null, fallback: number) => {
     const value = override ?? fallback;
     return value === 0 ? null : value;

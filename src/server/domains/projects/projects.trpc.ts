@@ -98,7 +98,7 @@ export const projectsRouter = router({
       .mutation(({ ctx, input }) => createBranch(ctx.deps, ctx.actor, input.project, { title: input.title })),
     patch: procedure
       .input(byProject.extend({ branch: branchIdSchema }).and(patchBranchInput))
-      .mutation(({ ctx, input }) => patchBranch(ctx.deps, ctx.actor, input.project, input.branch, { title: input.title, isPublic: input.isPublic })),
+      .mutation(({ ctx, input }) => patchBranch(ctx.deps, ctx.actor, input.project, input.branch, { title: input.title, isPublic: input.isPublic, retention: input.retention })),
     delete: procedure.input(byProject.extend({ branch: branchIdSchema })).mutation(async ({ ctx, input }) => {
       await deleteBranch(ctx.deps, ctx.actor, input.project, input.branch);
       return { ok: true };

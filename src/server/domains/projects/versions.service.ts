@@ -14,6 +14,7 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../auth/actor.ts';
 import { loadProjectAccess, requireAction, type ProjectAccess } from './access.ts';
+import { enqueueRetention } from './retention.service.ts';
 
 type VersionRow = { id: string; title: string; description: string; createdAt: Date };
 
@@ -203,7 +204,7 @@ export async function listBranchHistory(deps: Deps, actor: Actor, projectId: str
  * clock_timestamp() after the lock, so concurrent publishes leave one consistent order and current version.
  */
 export async function publishVersion(deps: Deps, actor: Actor, projectId: string, branchId: string, versionId: string): Promise<BranchHistoryItem> {
-  return deps.db.transaction(async (tx) => {
+  const published = await deps.db.transaction(async (tx) => {
     // The project lock also orders publishes against version deletion; the branch lock is the publish order.
     const access = await loadProjectAccess({ db: tx }, actor, projectId, { lock: true });
     await getVisibleBranchId(tx, access, branchId, { lock: true });
@@ -216,6 +217,12 @@ export async function publishVersion(deps: Deps, actor: Actor, projectId: string
       .insert(branchVersions)
       .values({ id: newId(), branchId, versionId, publishedAt: sql`clock_timestamp()` })
       .returning({ publishedAt: branchVersions.publishedAt });
+    // A publish changes what the branch keeps. Queued in the same transaction, so a committed publish
+    // always has its retention run (a crash right after the commit cannot lose it) and a rolled-back
+    // one has none; the run waits on the project lock held here, so it sees this publish.
+    await enqueueRetention(tx, projectId);
     return { ...describeVersion(version), published: publish!.publishedAt.toISOString(), isCurrent: true };
   });
+  deps.jobSignal.notify();
+  return published;
 }

@@ -1,0 +1,26 @@
+import type { Deps } from '../deps.ts';
+import { applyRetention, enqueueRetentionForAllProjects, scheduleRetentionSweep } from '../domains/projects/retention.service.ts';
+import type { JobKind, JobKinds } from './kinds.ts';
+import { deleteFinishedJobs, type Job } from './queue.ts';
+import type { JobContext } from './worker.ts';
+
+/** How long finished jobs stay in the table. */
+const finishedJobsKeptMs = 7 * 24 * 60 * 60_000;
+
+export type JobHandler<K extends JobKind> = (deps: Deps, job: Job<JobKinds[K]['payload']>, context: JobContext) => Promise<JobKinds[K]['output']>;
+
+/** kind → handler; the mapped type makes a kind without a handler (or a mistyped one) a compile error. */
+export const jobHandlers: { [K in JobKind]: JobHandler<K> } = {
+  retention: (deps, job) => applyRetention(deps, job.payload.projectId),
+
+  retention_sweep: async (deps) => {
+    // Queue the next sweep first, so a failure below cannot end the hourly chain. While this job runs it
+    // is not 'queued', so the next one can be; a process starting meanwhile queues no second one.
+    await scheduleRetentionSweep(deps.db);
+    const projects = await enqueueRetentionForAllProjects(deps.db);
+    deps.jobSignal.notify();
+    // Finished jobs are kept a week (their outputs are what clients and operators look at), then forgotten.
+    const jobsForgotten = await deleteFinishedJobs(deps.db, finishedJobsKeptMs);
+    return { projects, jobsForgotten };
+  },
+};

@@ -1,0 +1,22 @@
+import type { RetentionResult } from '../domains/projects/retention.service.ts';
+
+/**
+ * Every job kind with its payload and output (both stored as jsonb). Types only, so the queue, the
+ * services that enqueue and the handlers can share it without importing each other.
+ * SEAM (packages issue): resolve, deploy and image kinds join here, with their handlers in handlers.ts.
+ */
+export type JobKinds = {
+  /** Enforces branch retention on one project (retention.service applyRetention). */
+  retention: { payload: { projectId: string }; output: RetentionResult };
+  /**
+   * Hourly: queues a retention job for every project that has branches, forgets jobs finished over a
+   * week ago, and queues itself again.
+   */
+  retention_sweep: { payload: Record<string, never>; output: { projects: number; jobsForgotten: number } };
+};
+
+export type JobKind = keyof JobKinds;
+
+/** Known kinds get their payload type checked; other kinds (tests, future kinds) take anything JSON. */
+export type PayloadOf<K extends string> = K extends JobKind ? JobKinds[K]['payload'] : unknown;
+export type OutputOf<K extends string> = K extends JobKind ? JobKinds[K]['output'] : unknown;

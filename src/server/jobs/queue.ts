@@ -1,0 +1,164 @@
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import type { Executor } from '../db/client.ts';
+import { newId } from '../db/ids.ts';
+import { jobs } from '../db/schema/index.ts';
+import type { OutputOf, PayloadOf } from './kinds.ts';
+
+/**
+ * The job queue's operations (DESIGN.md "Jobs and events"). Every time comes from the database clock
+ * (now()), so processes with skewed clocks agree on what is due and when a lease ends.
+ */
+
+export type Job<Payload = unknown> = Omit<typeof jobs.$inferSelect, 'payload'> & { payload: Payload };
+
+export type EnqueueJobInput<K extends string> = {
+  kind: K;
+  payload: PayloadOf<K>;
+  projectId?: string | null;
+  /** Not before this time (default: now). */
+  runAt?: Date;
+  /** Not before now + delayMs by the database clock (instead of runAt). */
+  delayMs?: number;
+  /** At most one queued job per (kind, dedupeKey): enqueuing a duplicate does nothing. */
+  dedupeKey?: string | null;
+  maxAttempts?: number;
+};
+
+/** Longest automatic retry delay; the first retry waits 5 s, then 10 s, 20 s, ... */
+const maxRetryDelayMs = 5 * 60_000;
+const firstRetryDelayMs = 5_000;
+
+/** Milliseconds as a SQL interval from a parameter (typed explicitly: postgres.js and PGlite agree). */
+const milliseconds = (ms: number) => sql`(${String(Math.max(0, Math.round(ms)))})::bigint * interval '1 millisecond'`;
+
+/**
+ * Queues a job; returns it, or undefined when a queued job of the same kind and dedupeKey exists (the
+ * partial unique index makes that hold across processes: ON CONFLICT DO NOTHING on it). Pass a
+ * transaction to make the job part of the change that needs it.
+ */
+export async function enqueueJob<K extends string>(db: Executor, input: EnqueueJobInput<K>): Promise<Job<PayloadOf<K>> | undefined> {
+  const [row] = await db
+    .insert(jobs)
+    .values({
+      id: newId(),
+      kind: input.kind,
+      payload: input.payload ?? {},
+      projectId: input.projectId ?? null,
+      runAt: input.runAt ?? (input.delayMs !== undefined ? sql`now() + ${milliseconds(input.delayMs)}` : sql`now()`),
+      dedupeKey: input.dedupeKey ?? null,
+      maxAttempts: input.maxAttempts ?? 3,
+    })
+    // The predicate must repeat the index's literally for PostgreSQL to infer the partial index.
+    .onConflictDoNothing({ target: [jobs.kind, jobs.dedupeKey], where: sql`status = 'queued'` })
+    .returning();
+  return row as Job<PayloadOf<K>> | undefined;
+}
+
+export type ClaimOptions = { workerId: string; kinds: readonly string[]; leaseMs: number };
+
+/**
+ * Takes the oldest due job of the given kinds for workerId, or undefined. Due: queued with run_at
+ * passed, or running under a lease that ended (its worker died). One UPDATE over a FOR UPDATE SKIP
+ * LOCKED subquery: concurrent claimers never block on, nor take, the same row. attempts counts claims.
+ */
+export async function claimJob(db: Executor, options: ClaimOptions): Promise<Job | undefined> {
+  if (options.kinds.length === 0) return undefined;
+  const kinds = sql.join(
+    options.kinds.map((kind) => sql`${kind}`),
+    sql`, `,
+  );
+  const [row] = await db
+    .update(jobs)
+    .set({
+      status: 'running',
+      attempts: sql`${jobs.attempts} + 1`,
+      lockedBy: options.workerId,
+      lockedUntil: sql`now() + ${milliseconds(options.leaseMs)}`,
+    })
+    .where(
+      eq(
+        jobs.id,
+        sql`(select j.id from jobs j
+          where j.kind in (${kinds})
+            and ((j.status = 'queued' and j.run_at <= now()) or (j.status = 'running' and j.locked_until < now()))
+          order by j.run_at, j.id
+          limit 1
+          for update skip locked)`,
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/** Only the lease holder finishes a job: a worker whose lease ended and was taken over changes nothing. */
+const heldBy = (id: string, workerId: string) => and(eq(jobs.id, id), eq(jobs.status, 'running'), eq(jobs.lockedBy, workerId));
+
+/** Marks the job succeeded with its output; false when workerId no longer holds it. */
+export async function completeJob<K extends string>(db: Executor, input: { id: string; workerId: string; output: OutputOf<K> }): Promise<boolean> {
+  const updated = await db
+    .update(jobs)
+    .set({ status: 'succeeded', output: input.output ?? null, error: null, lockedBy: null, lockedUntil: null, finishedAt: sql`now()` })
+    .where(heldBy(input.id, input.workerId))
+    .returning({ id: jobs.id });
+  return updated.length > 0;
+}
+
+/**
+ * Records a failure. With attempts left the job is queued again after a backoff (5 s doubling up to
+ * 5 min, or retryDelayMs); otherwise, or when a queued job with the same dedupe key already exists (it
+ * will do the same work), it ends 'errored' with the message. Returns the resulting status, undefined
+ * when workerId no longer holds the job.
+ */
+export async function failJob(db: Executor, input: { id: string; workerId: string; error: string; retryDelayMs?: number }): Promise<'queued' | 'errored' | undefined> {
+  const retry = sql`(${jobs.attempts} < ${jobs.maxAttempts} and not exists (
+    select 1 from jobs d where d.kind = jobs.kind and d.dedupe_key = jobs.dedupe_key and d.status = 'queued'))`;
+  const delay =
+    input.retryDelayMs !== undefined
+      ? milliseconds(input.retryDelayMs)
+      : sql`least(${firstRetryDelayMs}::bigint * power(2, greatest(${jobs.attempts} - 1, 0)), ${maxRetryDelayMs}::bigint) * interval '1 millisecond'`;
+  const [row] = await db
+    .update(jobs)
+    .set({
+      status: sql`case when ${retry} then 'queued' else 'errored' end`,
+      runAt: sql`case when ${retry} then now() + ${delay} else ${jobs.runAt} end`,
+      finishedAt: sql`case when ${retry} then null else now() end`,
+      error: input.error.slice(0, 4000),
+      lockedBy: null,
+      lockedUntil: null,
+    })
+    .where(heldBy(input.id, input.workerId))
+    .returning({ status: jobs.status });
+  return row ? (row.status as 'queued' | 'errored') : undefined;
+}
+
+/** Progress 0..1 of a running job (SEAM: the packages issue publishes it as a job_updated event). */
+export async function setJobProgress(db: Executor, input: { id: string; workerId: string; progress: number }): Promise<boolean> {
+  const progress = Math.min(1, Math.max(0, input.progress));
+  const updated = await db.update(jobs).set({ progress }).where(heldBy(input.id, input.workerId)).returning({ id: jobs.id });
+  return updated.length > 0;
+}
+
+/** Extends the lease of a job still held by workerId (the worker's heartbeat while a handler runs). */
+export async function extendJobLease(db: Executor, input: { id: string; workerId: string; leaseMs: number }): Promise<boolean> {
+  const updated = await db
+    .update(jobs)
+    .set({ lockedUntil: sql`now() + ${milliseconds(input.leaseMs)}` })
+    .where(heldBy(input.id, input.workerId))
+    .returning({ id: jobs.id });
+  return updated.length > 0;
+}
+
+/** A job by id, if it exists (tests, and SEAM: GET /api/jobs of the packages issue). */
+export async function findJob(db: Executor, id: string): Promise<Job | undefined> {
+  const [row] = await db.select().from(jobs).where(eq(jobs.id, id));
+  return row;
+}
+
+/** Forgets finished jobs (succeeded or errored) that finished more than olderThanMs ago; returns how many. */
+export async function deleteFinishedJobs(db: Executor, olderThanMs: number): Promise<number> {
+  const deleted = await db
+    .delete(jobs)
+    .where(and(inArray(jobs.status, ['succeeded', 'errored']), lt(jobs.finishedAt, sql`now() - ${milliseconds(olderThanMs)}`)))
+    .returning({ id: jobs.id });
+  return deleted.length;
+}
