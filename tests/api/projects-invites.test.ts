@@ -1,3 +1,5 @@
+import { TRPCClientError } from '@trpc/client';
+import type { AppRouter } from '../../src/server/trpc/router.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { invites, projectUsers } from '../../src/server/db/schema/index.ts';
@@ -198,14 +200,19 @@ describe('GET/POST /api/invites?token', () => {
     expect((await join(oneSeat.token, first)).status).toBe(200);
     const full = await join(oneSeat.token, second);
     expect(full.status).toBe(404);
-    expect(await full.json()).toEqual({ code: 'not_found', message: 'This invite has no seats left' });
-    expect(await (await server.fetch(`/api/invites?token=${oneSeat.token}`)).json()).toEqual({ code: 'not_found', message: 'This invite has no seats left' });
+    const noSeats = { code: 'not_found', message: 'This invite has no seats left', details: { reason: 'used_up' } };
+    expect(await full.json()).toEqual(noSeats);
+    expect(await (await server.fetch(`/api/invites?token=${oneSeat.token}`)).json()).toEqual(noSeats);
+    // tRPC carries the same reason, so clients can explain it in the user's language.
+    const viaTrpc = await server.trpc(second.token).projects.invites.view.query({ token: oneSeat.token }).catch((error: TRPCClientError<AppRouter>) => error);
+    expect(viaTrpc).toBeInstanceOf(TRPCClientError);
+    expect((viaTrpc as TRPCClientError<AppRouter>).data).toMatchObject({ code: 'not_found', details: { reason: 'used_up' } });
 
     const expiring = await createInvite(project, owner);
     await server.deps.db.update(invites).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(invites.id, expiring.id));
     const expired = await join(expiring.token, second);
     expect(expired.status).toBe(404);
-    expect(await expired.json()).toEqual({ code: 'not_found', message: 'This invite has expired' });
+    expect(await expired.json()).toEqual({ code: 'not_found', message: 'This invite has expired', details: { reason: 'expired' } });
 
     const unknown = await join('ci_nothing', second);
     expect(await unknown.json()).toEqual({ code: 'not_found', message: 'invite not found' });

@@ -17,10 +17,17 @@ const MePage = lazy(() => import('./me/me.tsx'));
 const DocsPage = lazy(() => import('./docs/docs.tsx'));
 const ExperimentPage = lazy(() => import('./experiment/experiment.tsx'));
 const InDevelopmentPage = lazy(() => import('../components/in-development.tsx'));
+const ProjectsListPage = lazy(() => import('./projects/list/projects-list.tsx'));
+const ProjectOverviewPage = lazy(() => import('./projects/overview/project-overview.tsx'));
+const BranchPage = lazy(() => import('./projects/branch/branch-page.tsx'));
+const VersionPage = lazy(() => import('./projects/version/version-page.tsx'));
+const ManagePage = lazy(() => import('./projects/manage/manage-page.tsx'));
+const StoreProjectPage = lazy(() => import('./store/store-project.tsx'));
+const InvitePage = lazy(() => import('./invite/invite.tsx'));
 export const RequiredSignInPage = lazy(() => import('./sign-in/required.tsx'));
 export const NotFoundPage = lazy(() => import('./not-found/not-found.tsx'));
 
-/** Spec §2 routes; later issues add projects, store, local, oauth, invite and admin. */
+/** Spec §2 routes; later issues add packages, play, local, oauth and admin. */
 export const routes: Route<RouteView>[] = [
   { segment: '', view: { component: HomePage } },
   { segment: 'login', view: { component: SignInPage, public: true } },
@@ -39,7 +46,40 @@ export const routes: Route<RouteView>[] = [
     ],
   },
   { segment: 'experiment', view: { component: ExperimentPage } },
-  // Placeholders until their issues land, so the home page never links to a not-found page.
-  { segment: 'projects', view: { component: InDevelopmentPage } },
-  { segment: 'store', view: { component: InDevelopmentPage } },
+  {
+    segment: 'projects',
+    children: [
+      { segment: '', view: { component: ProjectsListPage } },
+      {
+        segment: ':project',
+        children: [
+          { segment: '', view: { component: ProjectOverviewPage } },
+          { segment: 'manage', view: { component: ManagePage } },
+          {
+            segment: 'branches',
+            children: [
+              {
+                segment: ':branch',
+                children: [
+                  { segment: '', view: { component: BranchPage } },
+                  { segment: 'versions', children: [{ segment: ':version', view: { component: VersionPage } }] },
+                ],
+              },
+            ],
+          },
+          { segment: 'versions', children: [{ segment: ':version', view: { component: VersionPage } }] },
+        ],
+      },
+    ],
+  },
+  {
+    segment: 'store',
+    children: [
+      // Spec §2: the store index says 'in development'.
+      { segment: '', view: { component: InDevelopmentPage } },
+      { segment: ':project', view: { component: StoreProjectPage } },
+    ],
+  },
+  // The invite token travels in the query (?token=...).
+  { segment: 'invite', view: { component: InvitePage } },
 ];

@@ -22,10 +22,10 @@ export function trpcErrorOf(error: AppError): TRPCError {
 
 type IssueLike = { path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> };
 
-/** The catalogued code and message a tRPC error carries in `data.code`, the same as REST would answer. */
-export function appErrorOfTrpc(error: TRPCError): { code: ServerErrorCode; message: string } {
+/** The catalogued code, message and details a tRPC error carries in `data`, the same as REST would answer. */
+export function appErrorOfTrpc(error: TRPCError): { code: ServerErrorCode; message: string; details?: unknown } {
   const cause = error.cause;
-  if (cause instanceof AppError) return { code: cause.code, message: cause.message };
+  if (cause instanceof AppError) return { code: cause.code, message: cause.message, details: cause.details };
   const issues = (cause as { issues?: IssueLike[] } | undefined)?.issues;
   if (error.code === 'BAD_REQUEST' && Array.isArray(issues)) {
     const first = issues[0]?.path?.[0];

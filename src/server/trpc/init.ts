@@ -18,8 +18,8 @@ export type TrpcContext = {
 const t = initTRPC.context<TrpcContext>().create({
   isDev: false,
   errorFormatter({ shape, error }) {
-    const { code, message } = appErrorOfTrpc(error);
-    return { message, code: shape.code, data: { code, httpStatus: shape.data.httpStatus, path: shape.data.path } };
+    const { code, message, details } = appErrorOfTrpc(error);
+    return { message, code: shape.code, data: { code, httpStatus: shape.data.httpStatus, path: shape.data.path, ...(details === undefined ? {} : { details }) } };
   },
 });
 

@@ -69,9 +69,12 @@ export async function deleteInvite(deps: Deps, actor: Actor, projectId: string, 
   if (deleted.length === 0) throw notFound('invite');
 }
 
+const noSeatsLeft = () => new AppError('not_found', 'This invite has no seats left', { reason: 'used_up' });
+
 /**
  * The live invite of a token, or the reason it cannot be used. Unknown, expired and used-up invites are
- * all not_found (an invite that can no longer be used is gone), each with its own message.
+ * all not_found (an invite that can no longer be used is gone), each with its own message and, for
+ * clients that explain it in the user's language, details.reason.
  */
 async function getUsableInvite(deps: Deps, token: string) {
   const [row] = await deps.db
@@ -80,8 +83,8 @@ async function getUsableInvite(deps: Deps, token: string) {
     .innerJoin(projects, eq(projects.id, invites.projectId))
     .where(eq(invites.tokenHash, hashToken(token)));
   if (!row) throw notFound('invite');
-  if (row.invite.expiresAt && row.invite.expiresAt.getTime() <= Date.now()) throw new AppError('not_found', 'This invite has expired');
-  if (row.invite.seats !== null && row.invite.uses >= row.invite.seats) throw new AppError('not_found', 'This invite has no seats left');
+  if (row.invite.expiresAt && row.invite.expiresAt.getTime() <= Date.now()) throw new AppError('not_found', 'This invite has expired', { reason: 'expired' });
+  if (row.invite.seats !== null && row.invite.uses >= row.invite.seats) throw noSeatsLeft();
   return row;
 }
 
@@ -132,7 +135,7 @@ export async function joinInvite(deps: Deps, actor: Actor, token: string): Promi
         ),
       )
       .returning({ id: invites.id });
-    if (!taken) throw new AppError('not_found', 'This invite has no seats left');
+    if (!taken) throw noSeatsLeft();
     const [inserted] = await tx
       .insert(projectUsers)
       .values({ projectId: invite.projectId, userId: user.userId, role: invite.role, pending: !invite.approved, inviteId: invite.id })

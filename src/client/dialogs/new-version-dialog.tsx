@@ -1,0 +1,122 @@
+import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
+import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
+import { dialog_required } from '../paraglide/messages/dialog_required.js';
+import { version_description_label } from '../paraglide/messages/version_description_label.js';
+import { version_packages_label } from '../paraglide/messages/version_packages_label.js';
+import { version_packages_later } from '../paraglide/messages/version_packages_later.js';
+import { version_title_label } from '../paraglide/messages/version_title_label.js';
+import { version_title_taken } from '../paraglide/messages/version_title_taken.js';
+import { errorText, toDisplayError } from '../lib/errors.ts';
+import { Modal } from './modal.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { dialog_cancel, dialog_error_message, dialog_required, version_description_label, version_packages_label, version_packages_later, version_title_label, version_title_taken };
+
+export type VersionFormValues = { title: string; description: string; packages: string[] };
+
+/**
+ * SEAM (issue 6): the package picker. Until uploads exist, the dialog only says that packages come
+ * with uploads and submits an empty list.
+ */
+export type PackagesPicker = (props: { value: string[]; onChange: (packages: string[]) => void }) => ReactNode;
+
+export type VersionFormDialogProps = {
+  title: string;
+  confirmLabel: string;
+  initial: { title: string; description: string };
+  /** Shows the packages part (new versions); editing a version leaves it out. */
+  withPackages?: boolean;
+  packages?: PackagesPicker;
+  /** Runs the change; a thrown error is shown in the dialog (name_conflict at the title) and it stays open. */
+  onSubmit: (values: VersionFormValues) => Promise<void>;
+  /** true once onSubmit succeeded, false when cancelled. */
+  onClose: (done: boolean) => void;
+};
+
+/** Title and description of a version (new or edited), with the server's refusals shown in place. */
+export function VersionFormDialog(props: VersionFormDialogProps) {
+  const ids = { title: useId(), description: useId(), titleProblem: useId(), packages: useId() };
+  const [title, setTitle] = useState(props.initial.title);
+  const [description, setDescription] = useState(props.initial.description);
+  const [packages, setPackages] = useState<string[]>([]);
+  const [titleProblem, setTitleProblem] = useState<string | undefined>();
+  const [failure, setFailure] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (busy) return;
+    if (title.trim() === '') {
+      setTitleProblem(m.dialog_required());
+      return;
+    }
+    setBusy(true);
+    setFailure(undefined);
+    try {
+      await props.onSubmit({ title: title.trim(), description, packages });
+      props.onClose(true);
+    } catch (error) {
+      const shown = toDisplayError(error);
+      if (shown.code === 'name_conflict') setTitleProblem(m.version_title_taken());
+      else setFailure(m.dialog_error_message({ text: errorText(shown) }));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const Picker = props.packages;
+  return (
+    <Modal title={props.title} onCancel={() => props.onClose(false)}>
+      <form className="dialog_form" onSubmit={submit} noValidate>
+        <div className="field">
+          <label htmlFor={ids.title}>{m.version_title_label()}</label>
+          <input
+            id={ids.title}
+            className="input"
+            data-autofocus
+            maxLength={64}
+            value={title}
+            aria-invalid={titleProblem ? true : undefined}
+            aria-describedby={titleProblem ? ids.titleProblem : undefined}
+            onChange={(event) => {
+              setTitle(event.target.value);
+              setTitleProblem(undefined);
+            }}
+          />
+          {titleProblem ? (
+            <p id={ids.titleProblem} className="field_problem" role="alert">
+              {titleProblem}
+            </p>
+          ) : null}
+        </div>
+        <div className="field">
+          <label htmlFor={ids.description}>{m.version_description_label()}</label>
+          <textarea id={ids.description} className="input version_form_description" rows={6} maxLength={100_000} value={description} onChange={(event) => setDescription(event.target.value)} />
+        </div>
+        {props.withPackages ? (
+          <div className="field" role="group" aria-labelledby={ids.packages}>
+            <span id={ids.packages} className="version_form_label">
+              {m.version_packages_label()}
+            </span>
+            {Picker ? <Picker value={packages} onChange={setPackages} /> : <p className="field_hint">{m.version_packages_later()}</p>}
+          </div>
+        ) : null}
+        {failure ? (
+          <p className="form_problem" role="alert">
+            {failure}
+          </p>
+        ) : null}
+        <div className="dialog_actions">
+          <button type="button" className="button" onClick={() => props.onClose(false)}>
+            {m.dialog_cancel()}
+          </button>
+          <button type="submit" className="button button_primary" aria-disabled={busy ? true : undefined}>
+            {props.confirmLabel}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,143 @@
+import { useLocation } from 'wouter';
+import { branch_actions_label } from '../../../paraglide/messages/branch_actions_label.js';
+import { branch_delete } from '../../../paraglide/messages/branch_delete.js';
+import { branch_delete_text } from '../../../paraglide/messages/branch_delete_text.js';
+import { branch_delete_title } from '../../../paraglide/messages/branch_delete_title.js';
+import { branch_publish_existing } from '../../../paraglide/messages/branch_publish_existing.js';
+import { branch_publish_new } from '../../../paraglide/messages/branch_publish_new.js';
+import { branch_rename } from '../../../paraglide/messages/branch_rename.js';
+import { branch_rename_label } from '../../../paraglide/messages/branch_rename_label.js';
+import { branch_rename_title } from '../../../paraglide/messages/branch_rename_title.js';
+import { version_publish } from '../../../paraglide/messages/version_publish.js';
+import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
+import { VersionFormDialog, type VersionFormValues } from '../../../dialogs/new-version-dialog.tsx';
+import { SelectVersionDialog } from '../../../dialogs/select-version-dialog.tsx';
+import { toDisplayError } from '../../../lib/errors.ts';
+import { trpc } from '../../../lib/trpc.ts';
+import type { Branch } from '../../../../shared/schemas/branches.ts';
+import type { Project } from '../../../../shared/schemas/projects.ts';
+import { nextVersionTitle, type Version } from '../../../../shared/schemas/versions.ts';
+import { projectHref } from '../links.ts';
+import { can } from '../project-frame.tsx';
+import { invalidatePublishes } from './invalidate.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { branch_actions_label, branch_delete, branch_delete_text, branch_delete_title, branch_publish_existing, branch_publish_new, branch_rename, branch_rename_label, branch_rename_title, version_publish };
+
+/** Publish new / existing, rename, delete: each only when userPossibleActions allows it; none → no toolbar. */
+export function BranchActions({ project, branch }: { project: Project; branch: Branch }) {
+  const dialogs = useDialogs();
+  const utils = trpc.useUtils();
+  const [, navigate] = useLocation();
+  const canPublish = can(project, 'publishVersion');
+  const canRename = can(project, 'patchBranch');
+  const canDelete = can(project, 'deleteBranch');
+  const versions = trpc.projects.versions.list.useQuery({ project: project.id }, { enabled: canPublish });
+  const createVersion = trpc.projects.versions.create.useMutation();
+  const patchVersion = trpc.projects.versions.patch.useMutation();
+  const publish = trpc.projects.versions.publish.useMutation();
+  const patchBranch = trpc.projects.branches.patch.useMutation();
+  const deleteBranch = trpc.projects.branches.delete.useMutation();
+  if (!canPublish && !canRename && !canDelete) return null;
+
+  const publishNew = async () => {
+    const latest = (await utils.projects.versions.list.fetch({ project: project.id }).catch(() => versions.data))?.[0]?.title;
+    // Created once, then only published: a failed publish retried from the dialog must not create twice.
+    let created: Version | undefined;
+    const submit = async (values: VersionFormValues) => {
+      if (!created) {
+        created = await createVersion.mutateAsync({ project: project.id, ...values });
+      } else if (created.title !== values.title || created.description !== values.description) {
+        created = await patchVersion.mutateAsync({ project: project.id, version: created.id, title: values.title, description: values.description });
+      }
+      await publish.mutateAsync({ project: project.id, version: created.id, branch: branch.id });
+    };
+    await dialogs.open<boolean>((close) => (
+      <VersionFormDialog
+        title={m.branch_publish_new()}
+        confirmLabel={m.version_publish()}
+        initial={{ title: nextVersionTitle(latest ?? branch.currentVersion?.title), description: '' }}
+        withPackages
+        onSubmit={submit}
+        onClose={close}
+      />
+    ));
+    if (created) await invalidatePublishes(utils, project.id);
+  };
+
+  const publishExisting = async () => {
+    const done = await dialogs.open<boolean>((close) => (
+      <SelectVersionDialog
+        projectId={project.id}
+        currentVersionId={branch.currentVersion?.version}
+        onSubmit={async (versionId) => {
+          await publish.mutateAsync({ project: project.id, version: versionId, branch: branch.id });
+        }}
+        onClose={close}
+      />
+    ));
+    if (done) await invalidatePublishes(utils, project.id);
+  };
+
+  const rename = async () => {
+    let initialValue = branch.title;
+    for (;;) {
+      const title = await dialogs.prompt({ title: m.branch_rename_title(), label: m.branch_rename_label(), initialValue, maxLength: 64, confirmLabel: m.branch_rename() });
+      if (title === null || title.trim() === branch.title) return;
+      try {
+        await patchBranch.mutateAsync({ project: project.id, branch: branch.id, title: title.trim() });
+        await invalidatePublishes(utils, project.id);
+        return;
+      } catch (error) {
+        // A taken name: say so, then offer the prompt again with what was typed.
+        if (toDisplayError(error).code !== 'name_conflict') {
+          if ((await dialogs.error(error, { retry: true })) === 'ok') return;
+        } else {
+          await dialogs.error(error);
+        }
+        initialValue = title;
+      }
+    }
+  };
+
+  const remove = async () => {
+    const confirmed = await dialogs.confirm({
+      title: m.branch_delete_title(),
+      message: m.branch_delete_text({ title: branch.title }),
+      confirmLabel: m.branch_delete(),
+      danger: true,
+      defaultFocus: 'cancel',
+    });
+    if (!confirmed) return;
+    const deleted = await dialogs.attempt(() => deleteBranch.mutateAsync({ project: project.id, branch: branch.id }));
+    if (!deleted) return;
+    navigate(projectHref(project.id));
+    await invalidatePublishes(utils, project.id);
+  };
+
+  return (
+    <div className="actions branch_actions" role="group" aria-label={m.branch_actions_label()}>
+      {canPublish ? (
+        <button type="button" className="button button_primary" onClick={() => void publishNew()}>
+          {m.branch_publish_new()}
+        </button>
+      ) : null}
+      {canPublish ? (
+        <button type="button" className="button" onClick={() => void publishExisting()}>
+          {m.branch_publish_existing()}
+        </button>
+      ) : null}
+      {canRename ? (
+        <button type="button" className="button" onClick={() => void rename()}>
+          {m.branch_rename()}
+        </button>
+      ) : null}
+      {canDelete ? (
+        <button type="button" className="button button_quiet button_danger_text" onClick={() => void remove()}>
+          {m.branch_delete()}
+        </button>
+      ) : null}
+    </div>
+  );
+}

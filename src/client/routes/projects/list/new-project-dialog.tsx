@@ -1,0 +1,92 @@
+import { useId, useState, type FormEvent } from 'react';
+import { dialog_cancel } from '../../../paraglide/messages/dialog_cancel.js';
+import { dialog_error_message } from '../../../paraglide/messages/dialog_error_message.js';
+import { dialog_required } from '../../../paraglide/messages/dialog_required.js';
+import { project_new_create } from '../../../paraglide/messages/project_new_create.js';
+import { project_new_label } from '../../../paraglide/messages/project_new_label.js';
+import { project_new_title } from '../../../paraglide/messages/project_new_title.js';
+import { project_new_too_long } from '../../../paraglide/messages/project_new_too_long.js';
+import { Modal } from '../../../dialogs/modal.tsx';
+import { errorText, toDisplayError } from '../../../lib/errors.ts';
+import { trpc } from '../../../lib/trpc.ts';
+import type { Project } from '../../../../shared/schemas/projects.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { dialog_cancel, dialog_error_message, dialog_required, project_new_create, project_new_label, project_new_title, project_new_too_long };
+
+/** projectTitleSchema's limit. */
+const titleMaxLength = 100;
+
+/** The refusal for a title, or undefined when the server will accept it. */
+export function titleProblem(title: string): string | undefined {
+  const trimmed = title.trim();
+  if (trimmed === '') return m.dialog_required();
+  if (trimmed.length > titleMaxLength) return m.project_new_too_long({ max: String(titleMaxLength) });
+  return undefined;
+}
+
+/** Spec §2 'new project' dialog: a title; closes with the created project, or null when cancelled. */
+export function NewProjectDialog({ onClose }: { onClose: (project: Project | null) => void }) {
+  const inputId = useId();
+  const problemId = useId();
+  const utils = trpc.useUtils();
+  const create = trpc.projects.create.useMutation();
+  const [title, setTitle] = useState('');
+  const [problem, setProblem] = useState<string | undefined>();
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (create.isPending) return;
+    const refusal = titleProblem(title);
+    if (refusal) {
+      setProblem(refusal);
+      return;
+    }
+    try {
+      const project = await create.mutateAsync({ title: title.trim() });
+      utils.projects.get.setData({ project: project.id }, project);
+      await utils.projects.mine.invalidate();
+      onClose(project);
+    } catch (error) {
+      setProblem(m.dialog_error_message({ text: errorText(toDisplayError(error)) }));
+    }
+  };
+
+  return (
+    <Modal title={m.project_new_title()} onCancel={() => onClose(null)}>
+      <form className="dialog_form" onSubmit={(event) => void submit(event)} noValidate aria-busy={create.isPending || undefined}>
+        <div className="field">
+          <label htmlFor={inputId}>{m.project_new_label()}</label>
+          <input
+            id={inputId}
+            className="input"
+            data-autofocus
+            value={title}
+            required
+            maxLength={titleMaxLength}
+            aria-invalid={problem ? true : undefined}
+            aria-describedby={problem ? problemId : undefined}
+            onChange={(event) => {
+              setTitle(event.target.value);
+              setProblem(undefined);
+            }}
+          />
+          {problem ? (
+            <p id={problemId} className="field_problem" role="alert">
+              {problem}
+            </p>
+          ) : null}
+        </div>
+        <div className="dialog_actions">
+          <button type="button" className="button" onClick={() => onClose(null)} disabled={create.isPending}>
+            {m.dialog_cancel()}
+          </button>
+          <button type="submit" className="button button_primary" disabled={create.isPending}>
+            {m.project_new_create()}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

@@ -1,0 +1,63 @@
+import { useId } from 'react';
+import { Link } from 'wouter';
+import { project_sidebar_branches } from '../../paraglide/messages/project_sidebar_branches.js';
+import { project_sidebar_empty } from '../../paraglide/messages/project_sidebar_empty.js';
+import { project_sidebar_versions } from '../../paraglide/messages/project_sidebar_versions.js';
+import { projects_title } from '../../paraglide/messages/projects_title.js';
+import { ErrorState, LoadingState } from '../../components/states.tsx';
+import { useAuth } from '../../lib/auth/auth.tsx';
+import { trpc } from '../../lib/trpc.ts';
+import { branchHref, projectHref, versionHref } from './links.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { project_sidebar_branches, project_sidebar_empty, project_sidebar_versions, projects_title };
+
+type SidebarItem = { id: string; title: string; href: string };
+
+/** A labelled list of sibling pages; the current one is marked (aria-current) rather than linked. */
+export function SidebarList({ label, items, currentId, query }: { label: string; items: SidebarItem[] | undefined; currentId?: string; query: { error: unknown; refetch: () => unknown } }) {
+  const headingId = useId();
+  return (
+    <nav className="sidebar_nav" aria-labelledby={headingId}>
+      <h2 id={headingId} className="sidebar_heading">
+        {label}
+      </h2>
+      {query.error ? <ErrorState error={query.error} onRetry={() => void query.refetch()} /> : null}
+      {!items && !query.error ? <LoadingState /> : null}
+      {items && items.length === 0 ? <p className="sidebar_empty">{m.project_sidebar_empty()}</p> : null}
+      {items && items.length > 0 ? (
+        <ul className="sidebar_list">
+          {items.map((item) => (
+            <li key={item.id}>
+              <Link href={item.href} aria-current={item.id === currentId ? 'page' : undefined} className="sidebar_link">
+                {item.title}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </nav>
+  );
+}
+
+/** The caller's other projects; nothing for visitors, who have no project list. */
+export function ProjectsSidebar({ currentProjectId }: { currentProjectId: string }) {
+  const auth = useAuth();
+  const query = trpc.projects.mine.useQuery(undefined, { enabled: auth.status === 'authenticated' });
+  if (auth.status !== 'authenticated') return null;
+  const items = query.data?.map((project) => ({ id: project.id, title: project.title, href: projectHref(project.id) }));
+  return <SidebarList label={m.projects_title()} items={items} currentId={currentProjectId} query={query} />;
+}
+
+export function BranchesSidebar({ projectId, currentBranchId }: { projectId: string; currentBranchId?: string }) {
+  const query = trpc.projects.branches.list.useQuery({ project: projectId });
+  const items = query.data?.map((branch) => ({ id: branch.id, title: branch.title, href: branchHref(projectId, branch.id) }));
+  return <SidebarList label={m.project_sidebar_branches()} items={items} currentId={currentBranchId} query={query} />;
+}
+
+export function VersionsSidebar({ projectId, currentVersionId }: { projectId: string; currentVersionId?: string }) {
+  const query = trpc.projects.versions.list.useQuery({ project: projectId });
+  const items = query.data?.map((version) => ({ id: version.id, title: version.title, href: versionHref(projectId, version.id) }));
+  return <SidebarList label={m.project_sidebar_versions()} items={items} currentId={currentVersionId} query={query} />;
+}

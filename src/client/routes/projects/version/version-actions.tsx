@@ -1,0 +1,121 @@
+import { useLocation } from 'wouter';
+import { version_actions_label } from '../../../paraglide/messages/version_actions_label.js';
+import { version_delete } from '../../../paraglide/messages/version_delete.js';
+import { version_delete_text } from '../../../paraglide/messages/version_delete_text.js';
+import { version_delete_title } from '../../../paraglide/messages/version_delete_title.js';
+import { version_delete_refused_title } from '../../../paraglide/messages/version_delete_refused_title.js';
+import { version_edit } from '../../../paraglide/messages/version_edit.js';
+import { version_edit_title } from '../../../paraglide/messages/version_edit_title.js';
+import { version_repost } from '../../../paraglide/messages/version_repost.js';
+import { version_save } from '../../../paraglide/messages/version_save.js';
+import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
+import { VersionFormDialog } from '../../../dialogs/new-version-dialog.tsx';
+import { SelectBranchDialog } from '../../../dialogs/select-branch-dialog.tsx';
+import { toDisplayError } from '../../../lib/errors.ts';
+import { trpc } from '../../../lib/trpc.ts';
+import type { Project } from '../../../../shared/schemas/projects.ts';
+import type { Version } from '../../../../shared/schemas/versions.ts';
+import { projectHref } from '../links.ts';
+import { can } from '../project-frame.tsx';
+import { invalidatePublishes } from '../branch/invalidate.ts';
+import { InUseMessage } from './in-use-message.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { version_actions_label, version_delete, version_delete_refused_title, version_delete_text, version_delete_title, version_edit, version_edit_title, version_repost, version_save };
+
+/** Repost in a branch, edit, delete: each only when userPossibleActions allows it; none → no toolbar. */
+export function VersionActions({ project, version, onPublished }: { project: Project; version: Version; onPublished: () => void }) {
+  const dialogs = useDialogs();
+  const utils = trpc.useUtils();
+  const [, navigate] = useLocation();
+  const publish = trpc.projects.versions.publish.useMutation();
+  const patch = trpc.projects.versions.patch.useMutation();
+  const remove = trpc.projects.versions.delete.useMutation();
+  const canPublish = can(project, 'publishVersion');
+  const canEdit = can(project, 'patchVersion');
+  const canDelete = can(project, 'deleteVersion');
+  if (!canPublish && !canEdit && !canDelete) return null;
+
+  const repost = async () => {
+    const done = await dialogs.open<boolean>((close) => (
+      <SelectBranchDialog
+        projectId={project.id}
+        versionId={version.id}
+        onSubmit={async (branchId) => {
+          await publish.mutateAsync({ project: project.id, version: version.id, branch: branchId });
+        }}
+        onClose={close}
+      />
+    ));
+    if (!done) return;
+    await invalidatePublishes(utils, project.id);
+    onPublished();
+  };
+
+  const edit = async () => {
+    const done = await dialogs.open<boolean>((close) => (
+      <VersionFormDialog
+        title={m.version_edit_title()}
+        confirmLabel={m.version_save()}
+        initial={{ title: version.title, description: version.description }}
+        onSubmit={async (values) => {
+          const title = values.title === version.title ? undefined : values.title;
+          const description = values.description === version.description ? undefined : values.description;
+          if (title === undefined && description === undefined) return;
+          await patch.mutateAsync({ project: project.id, version: version.id, title, description });
+        }}
+        onClose={close}
+      />
+    ));
+    if (done) await invalidatePublishes(utils, project.id);
+  };
+
+  const startDelete = async () => {
+    const confirmed = await dialogs.confirm({
+      title: m.version_delete_title(),
+      message: m.version_delete_text({ title: version.title }),
+      confirmLabel: m.version_delete(),
+      danger: true,
+      defaultFocus: 'cancel',
+    });
+    if (!confirmed) return;
+    for (;;) {
+      try {
+        await remove.mutateAsync({ project: project.id, version: version.id });
+        break;
+      } catch (error) {
+        if (toDisplayError(error).code === 'not_empty') {
+          // The tRPC error carries no details: the branches where it is current come from the list of its publishes.
+          const publishes = await utils.projects.versions.branches.fetch({ project: project.id, version: version.id, count: 100 }).catch(() => []);
+          const current = publishes.filter((item) => item.isCurrent);
+          await dialogs.ok({ title: m.version_delete_refused_title(), message: <InUseMessage versionTitle={version.title} branches={current} /> });
+          return;
+        }
+        if ((await dialogs.error(error, { retry: true })) === 'ok') return;
+      }
+    }
+    navigate(projectHref(project.id));
+    await invalidatePublishes(utils, project.id);
+  };
+
+  return (
+    <div className="actions version_actions" role="group" aria-label={m.version_actions_label()}>
+      {canPublish ? (
+        <button type="button" className="button button_primary" onClick={() => void repost()}>
+          {m.version_repost()}
+        </button>
+      ) : null}
+      {canEdit ? (
+        <button type="button" className="button" onClick={() => void edit()}>
+          {m.version_edit()}
+        </button>
+      ) : null}
+      {canDelete ? (
+        <button type="button" className="button button_quiet button_danger_text" onClick={() => void startDelete()}>
+          {m.version_delete()}
+        </button>
+      ) : null}
+    </div>
+  );
+}

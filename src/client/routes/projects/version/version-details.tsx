@@ -1,0 +1,51 @@
+import { useId, type ReactNode } from 'react';
+import { version_created } from '../../../paraglide/messages/version_created.js';
+import { version_description_empty } from '../../../paraglide/messages/version_description_empty.js';
+import { version_description_label } from '../../../paraglide/messages/version_description_label.js';
+import { version_packages_label } from '../../../paraglide/messages/version_packages_label.js';
+import { version_packages_later } from '../../../paraglide/messages/version_packages_later.js';
+import { MarkdownView } from '../../../components/markdown-view.tsx';
+import { useLanguage } from '../../../lib/i18n/index.ts';
+import type { Version } from '../../../../shared/schemas/versions.ts';
+import { formatDateTime } from '../../../../shared/format/date.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { version_created, version_description_empty, version_description_label, version_packages_label, version_packages_later };
+
+/**
+ * Title, creation date, description and packages. `packages` is the SEAM for issue 6 (the version's
+ * packages list); until then the section says that packages come with uploads.
+ */
+export function VersionDetails({ version, packages }: { version: Version; packages?: ReactNode }) {
+  const { language } = useLanguage();
+  const ids = { description: useId(), packages: useId() };
+  return (
+    <>
+      <h1>{version.title}</h1>
+      <dl className="facts">
+        <div>
+          <dt>{m.version_created()}</dt>
+          <dd>
+            <time dateTime={version.created}>{formatDateTime(version.created, language)}</time>
+          </dd>
+        </div>
+      </dl>
+      <section className="section" aria-labelledby={ids.description}>
+        <h2 id={ids.description}>{m.version_description_label()}</h2>
+        {version.description.trim() ? (
+          // Sanitised markdown; its headings sit below the section's h2.
+          <div data-testid="version-description">
+            <MarkdownView markdown={version.description} headingOffset={2} />
+          </div>
+        ) : (
+          <p className="section_intro">{m.version_description_empty()}</p>
+        )}
+      </section>
+      <section className="section" aria-labelledby={ids.packages}>
+        <h2 id={ids.packages}>{m.version_packages_label()}</h2>
+        {packages ?? <p className="section_intro">{m.version_packages_later()}</p>}
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,72 @@
+import { store_branch_published } from '../../paraglide/messages/store_branch_published.js';
+import { store_branch_version } from '../../paraglide/messages/store_branch_version.js';
+import { store_branches_empty } from '../../paraglide/messages/store_branches_empty.js';
+import { store_branches_heading } from '../../paraglide/messages/store_branches_heading.js';
+import { store_packages_empty } from '../../paraglide/messages/store_packages_empty.js';
+import { store_packages_heading } from '../../paraglide/messages/store_packages_heading.js';
+import { EmptyState } from '../../components/states.tsx';
+import { useLanguage } from '../../lib/i18n/react.tsx';
+import { formatDateTime } from '../../../shared/format/date.ts';
+import type { StoreProject } from '../../../shared/schemas/store.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { store_branch_published, store_branch_version, store_branches_empty, store_branches_heading, store_packages_empty, store_packages_heading };
+
+type StoreBranch = StoreProject['branches'][number];
+
+/** Each public branch with its current version (the server sorts them with a collator). */
+export function StoreBranches({ branches }: { branches: StoreBranch[] }) {
+  return (
+    <section className="section store_branches" aria-labelledby="store-branches">
+      <h2 id="store-branches">{m.store_branches_heading()}</h2>
+      {branches.length === 0 ? (
+        <EmptyState>{m.store_branches_empty()}</EmptyState>
+      ) : (
+        <ul className="store_branch_list">
+          {branches.map((branch) => (
+            <li key={branch.id} className="card store_branch" data-branch-id={branch.id}>
+              <StoreBranchCard branch={branch} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function StoreBranchCard({ branch }: { branch: StoreBranch }) {
+  const { language } = useLanguage();
+  const headingId = `store-branch-${branch.id}`;
+  return (
+    <article aria-labelledby={headingId}>
+      <h3 id={headingId} className="store_branch_title">
+        {branch.title}
+      </h3>
+      <p className="store_branch_version">{m.store_branch_version({ version: branch.versionTitle })}</p>
+      <p className="store_branch_published">
+        <time dateTime={branch.branchVersionPublished}>{m.store_branch_published({ date: formatDateTime(branch.branchVersionPublished, language) })}</time>
+      </p>
+      {branch.versionDescription ? <p className="store_version_description">{branch.versionDescription}</p> : null}
+      <h4 className="store_packages_heading">{m.store_packages_heading()}</h4>
+      <StorePackages packages={branch.packages} />
+    </article>
+  );
+}
+
+/**
+ * SEAM (issue 6): packages carry only their id until the packages table lands; then this list shows
+ * titles, tags, sizes and the download, play and install actions.
+ */
+function StorePackages({ packages }: { packages: StoreBranch['packages'] }) {
+  if (packages.length === 0) return <EmptyState>{m.store_packages_empty()}</EmptyState>;
+  return (
+    <ul className="store_packages">
+      {packages.map((item) => (
+        <li key={item.id} className="store_package">
+          <code>{item.id}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}

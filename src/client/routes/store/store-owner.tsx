@@ -1,0 +1,62 @@
+import { store_credential_picture } from '../../paraglide/messages/store_credential_picture.js';
+import { store_credentials_label } from '../../paraglide/messages/store_credentials_label.js';
+import { store_owner_heading } from '../../paraglide/messages/store_owner_heading.js';
+import type { StoreProject } from '../../../shared/schemas/store.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { store_credential_picture, store_credentials_label, store_owner_heading };
+
+type Credential = StoreProject['owner']['credentials'][number];
+
+/** The owner and the accounts they chose to show publicly (spec §2 'owner with public credentials'). */
+export function StoreOwner({ owner }: { owner: StoreProject['owner'] }) {
+  return (
+    <section className="section store_owner" aria-labelledby="store-owner">
+      <h2 id="store-owner">{m.store_owner_heading()}</h2>
+      <p className="store_owner_title" data-testid="store-owner">
+        {owner.title}
+      </p>
+      {owner.credentials.length > 0 ? (
+        <ul className="store_credentials" aria-label={m.store_credentials_label({ owner: owner.title })}>
+          {owner.credentials.map((credential) => (
+            <li key={`${credential.provider}:${credential.name}`} className="store_credential">
+              <CredentialItem credential={credential} />
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </section>
+  );
+}
+
+function CredentialItem({ credential }: { credential: Credential }) {
+  const shownName = credential.title || credential.name;
+  const picture = credential.profilePictureUrl ? (
+    <img className="store_credential_picture" src={credential.profilePictureUrl} alt={m.store_credential_picture({ name: shownName })} width={32} height={32} loading="lazy" />
+  ) : null;
+  return (
+    <>
+      {picture}
+      <span className="store_credential_provider">{credential.provider}</span>
+      {credential.profileUrl && isWebAddress(credential.profileUrl) ? (
+        // The profile is the developer's own content: no ranking credit, no access to this page.
+        <a href={credential.profileUrl} rel="ugc nofollow noopener" target="_blank">
+          {shownName}
+        </a>
+      ) : (
+        <span>{shownName}</span>
+      )}
+    </>
+  );
+}
+
+/** Only http(s) addresses become links: a javascript: address from a provider must never run. */
+function isWebAddress(address: string): boolean {
+  try {
+    const protocol = new URL(address).protocol;
+    return protocol === 'https:' || protocol === 'http:';
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,209 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { newId } from '../../src/server/db/ids.ts';
+import { credentials, versionPackages } from '../../src/server/db/schema/index.ts';
+import { registerUser, type TestUser } from '../support/accounts.ts';
+import { addMember, createProject, makePublic, type TestProject } from '../support/projects.ts';
+import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+import { en, message, openDialog, startE2E, visit, type E2E } from './support/app.ts';
+
+/** Spec §2 store/{project}: the public face of a project, star, report content. */
+let e2e: E2E;
+let owner: TestUser;
+let project: TestProject;
+let privateProject: TestProject;
+const reportEmail = 'abuse@games.example.com';
+
+beforeAll(async () => {
+  e2e = await startE2E({ REPORT_EMAIL: reportEmail });
+  await registerUser(e2e.server, 'admin');
+  owner = await registerUser(e2e.server, 'ada_dev');
+  project = await createProject(e2e.server, owner, 'Star Miner');
+  privateProject = await createProject(e2e.server, owner, 'Secret Lab');
+  const base = `/api/projects/${project.id}`;
+  await call('PUT', `${base}/description`, { markdown: '# Mine the stars\n\nA **cosy** mining game.', lang: 'en', images: [] });
+  await e2e.server.deps.db.insert(credentials).values([
+    { id: newId(), userId: owner.id, provider: 'github', name: 'adadev', title: 'Ada on GitHub', profileUrl: 'https://github.com/adadev', isPublic: true },
+    { id: newId(), userId: owner.id, provider: 'itch', name: 'hidden', title: 'Hidden account', isPublic: false },
+  ]);
+  const stable = await call<{ id: string }>('POST', `${base}/branches`, { title: 'stable' });
+  const beta = await call<{ id: string }>('POST', `${base}/branches`, { title: 'Beta' });
+  const internal = await call<{ id: string }>('POST', `${base}/branches`, { title: 'internal' });
+  for (const branch of [stable, beta]) await call('PATCH', `${base}/branches/${branch.id}`, { isPublic: true });
+  const v1 = await call<{ id: string }>('POST', `${base}/versions`, { title: '1.0.0', description: 'First release' });
+  const v2 = await call<{ id: string }>('POST', `${base}/versions`, { title: '1.1.0', description: 'Faster drills' });
+  const v3 = await call<{ id: string }>('POST', `${base}/versions`, { title: '2.0.0-internal', description: 'Not for players' });
+  await e2e.server.deps.db.insert(versionPackages).values([{ versionId: v2.id, packageId: 'pkg-linux', position: 0 }]);
+  await call('POST', `${base}/branches/${stable.id}/versions/${v2.id}`);
+  await call('POST', `${base}/branches/${beta.id}/versions/${v1.id}`);
+  await call('POST', `${base}/branches/${internal.id}/versions/${v3.id}`);
+  await makePublic(e2e.server, project, owner);
+}, 90_000);
+afterAll(async () => {
+  await e2e?.close();
+});
+
+async function call<T = unknown>(method: string, path: string, json?: unknown): Promise<T> {
+  const response = await e2e.server.fetch(path, { method, token: owner.token, json });
+  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+const storePath = (id: string) => `/store/${encodeURIComponent(id)}`;
+
+test('signed out: owner with public credentials, description, only public branches, third-party warning', async () => {
+  const { page, context } = await e2e.open();
+  await visit(page, storePath(project.id), 'page_store_project');
+  await page.locator('main h1', { hasText: 'Star Miner' }).waitFor({ timeout: 10_000 });
+  expect(await page.title()).toBe('Star Miner - Cartridge');
+  expect(await page.locator('nav.breadcrumb li').allTextContents()).toEqual([en('nav_home'), en('store_title'), 'Star Miner']);
+  expect(await page.locator('nav.breadcrumb a', { hasText: en('store_title') }).getAttribute('href')).toBe('/store');
+
+  expect(await page.locator('[data-testid="store-owner"]').textContent()).toBe('ada_dev');
+  const profile = page.locator('.store_credentials a', { hasText: 'Ada on GitHub' });
+  expect(await profile.getAttribute('href')).toBe('https://github.com/adadev');
+  expect(await profile.getAttribute('rel')).toBe('ugc nofollow noopener');
+  expect(await profile.getAttribute('target')).toBe('_blank');
+  expect(await page.locator('main').textContent()).not.toContain('Hidden account');
+
+  expect(await page.locator('.store_third_party').textContent()).toBe(en('store_third_party', { appName: 'Cartridge' }));
+  // The description is rendered markdown below the section heading, in its author's language.
+  const description = page.locator('.store_description .markdown');
+  expect(await description.getAttribute('lang')).toBe('en');
+  expect(await description.locator('h3').textContent()).toBe('Mine the stars');
+  expect(await description.locator('strong').textContent()).toBe('cosy');
+
+  // Public branches only, sorted with a collator (Beta before stable); the private one is absent.
+  const branches = page.locator('.store_branch');
+  expect(await branches.locator('h3').allTextContents()).toEqual(['Beta', 'stable']);
+  expect(await page.locator('main').textContent()).not.toContain('internal');
+  expect(await page.locator('main').textContent()).not.toContain('2.0.0-internal');
+  const stable = branches.filter({ hasText: 'stable' });
+  expect(await stable.textContent()).toContain(en('store_branch_version', { version: '1.1.0' }));
+  expect(await stable.textContent()).toContain('Faster drills');
+  expect(await stable.locator('.store_package').allTextContents()).toEqual(['pkg-linux']);
+  const published = await stable.locator('time').getAttribute('datetime');
+  expect(Number.isNaN(Date.parse(published ?? ''))).toBe(false);
+  const shownDate = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(published!));
+  expect(await stable.locator('time').textContent()).toBe(en('store_branch_published', { date: shownDate }));
+  const beta = branches.filter({ hasText: 'Beta' });
+  expect(await beta.textContent()).toContain(en('store_packages_empty'));
+
+  // Visitors get no member link and a star button that asks them to sign in.
+  expect(await page.getByRole('link', { name: en('store_open_project'), exact: true }).count()).toBe(0);
+  await context.close();
+}, 30_000);
+
+test('a private project is not found, even for its owner', async () => {
+  const { page, context } = await e2e.openSignedIn({ user: owner });
+  await visit(page, storePath(privateProject.id), 'page_not_found');
+  expect(await page.locator('main h1').textContent()).toBe(en('not_found_title'));
+  await visit(page, storePath('no-such-project'), 'page_not_found');
+  await context.close();
+}, 30_000);
+
+test('signed-in non-member stars and unstars; the project is listed with the role starred', async () => {
+  const { page, context, user } = await e2e.openSignedIn();
+  await visit(page, storePath(project.id), 'page_store_project');
+  const star = page.getByRole('button', { name: en('store_star'), exact: true });
+  await star.waitFor({ timeout: 10_000 });
+  await page.waitForFunction(() => document.querySelector('.store_star')?.getAttribute('aria-pressed') === 'false');
+  expect(await page.getByRole('link', { name: en('store_open_project'), exact: true }).count()).toBe(0);
+
+  await star.click();
+  await page.waitForFunction(() => document.querySelector('.store_star')?.getAttribute('aria-pressed') === 'true', undefined, { timeout: 10_000 });
+  expect(await page.locator('.store_starred_note').textContent()).toBe(en('store_starred_note'));
+  const mine = await e2e.server.trpc(user.token).projects.mine.query();
+  expect(mine.find((item: { id: string }) => item.id === project.id)).toMatchObject({ id: project.id, userRole: 'starred' });
+  expect(await e2e.server.trpc(user.token).projects.star.get.query({ project: project.id })).toBe(true);
+
+  // Still starred after a reload; then unstarred, and gone from the list.
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await page.waitForFunction(() => document.querySelector('.store_star')?.getAttribute('aria-pressed') === 'true', undefined, { timeout: 10_000 });
+  await page.getByRole('button', { name: en('store_star'), exact: true }).click();
+  await page.waitForFunction(() => document.querySelector('.store_star')?.getAttribute('aria-pressed') === 'false', undefined, { timeout: 10_000 });
+  const after = await e2e.server.trpc(user.token).projects.mine.query();
+  expect(after.some((item: { id: string }) => item.id === project.id)).toBe(false);
+  await context.close();
+}, 30_000);
+
+test('members see the way into the project', async () => {
+  const member = await registerUser(e2e.server);
+  await addMember(e2e.server, project, member, 'tester');
+  const { page, context } = await e2e.openSignedIn({ user: member });
+  await visit(page, storePath(project.id), 'page_store_project');
+  const open = page.getByRole('link', { name: en('store_open_project'), exact: true });
+  await open.waitFor({ timeout: 10_000 });
+  expect(await open.getAttribute('href')).toBe(`/projects/${project.id}`);
+  await context.close();
+}, 30_000);
+
+test('signed out, star sends to sign-in and remembers the page', async () => {
+  const { page, context } = await e2e.open();
+  await visit(page, storePath(project.id), 'page_store_project');
+  await page.getByRole('button', { name: en('store_star_sign_in'), exact: true }).click();
+  await page.waitForURL((url) => url.pathname === '/login', { timeout: 10_000 });
+  expect(await page.evaluate(() => sessionStorage.getItem('returnTo'))).toBe(storePath(project.id));
+  await context.close();
+}, 30_000);
+
+test('report content: reason and details go into a mailto link with subject and body', async () => {
+  const { page, context } = await e2e.open();
+  await visit(page, storePath(project.id), 'page_store_project');
+  await page.getByRole('button', { name: en('store_report'), exact: true }).click();
+  const dialog = openDialog(page);
+  await dialog.waitFor();
+  expect(await dialog.getByRole('heading').first().textContent()).toBe(en('report_title'));
+  expect(await dialog.textContent()).toContain(en('report_intro'));
+  expect(await dialog.textContent()).toContain(en('report_recipient', { email: reportEmail }));
+  await dialog.getByLabel(en('report_reason_malware'), { exact: true }).check();
+  await dialog.getByLabel(en('report_details_label'), { exact: true }).fill('The installer drops a miner & more.\nSee 1.1.0');
+
+  const href = await dialog.getByRole('link', { name: en('report_write_mail'), exact: true }).getAttribute('href');
+  expect(href?.startsWith(`mailto:${reportEmail}?`)).toBe(true);
+  const query = new URLSearchParams(href!.slice(href!.indexOf('?') + 1));
+  expect(query.get('subject')).toBe(en('report_subject', { project: 'Star Miner' }));
+  const body = query.get('body')!;
+  const url = `${e2e.baseURL}${storePath(project.id)}`;
+  expect(body.split('\r\n')).toEqual([
+    en('report_body_project', { project: 'Star Miner' }),
+    en('report_body_address', { url }),
+    en('report_body_reason', { reason: en('report_reason_malware') }),
+    '',
+    en('report_body_details'),
+    'The installer drops a miner & more.',
+    'See 1.1.0',
+  ]);
+  // Spaces are %20 (mail programs take '+' literally).
+  expect(href).not.toContain('+');
+
+  await dialog.getByRole('button', { name: en('report_close'), exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await context.close();
+}, 30_000);
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`axe, ${theme} theme: store page and the report dialog`, async () => {
+    const { page, context } = await e2e.openSignedIn({ colorScheme: theme, storage: { theme } });
+    await visit(page, storePath(project.id), 'page_store_project');
+    await page.locator('.store_branch').first().waitFor({ timeout: 10_000 });
+    await page.locator('.store_star[aria-pressed]').waitFor();
+    await page.waitForTimeout(150);
+    let violations = await seriousAccessibilityViolations(page);
+    if (violations.length) throw new Error(formatViolations(violations, `store (${theme})`));
+    await page.getByRole('button', { name: en('store_report'), exact: true }).click();
+    await openDialog(page).waitFor();
+    await page.waitForTimeout(150);
+    violations = await seriousAccessibilityViolations(page);
+    if (violations.length) throw new Error(formatViolations(violations, `report dialog (${theme})`));
+    await context.close();
+  }, 30_000);
+}
+
+test('Arabic: right-to-left with translated texts', async () => {
+  const { page, context } = await e2e.open({ storage: { lang: 'ar' } });
+  await visit(page, storePath(project.id), 'page_store_project');
+  await page.locator('.store_third_party').waitFor({ timeout: 10_000 });
+  expect(await page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+  expect(await page.locator('#store-owner').textContent()).toBe(message('ar', 'store_owner_heading'));
+  await context.close();
+}, 30_000);
