@@ -1,0 +1,36 @@
+/** Characters no common file system (NTFS, FAT, APFS, ext4) or shell-friendly download accepts. */
+const FORBIDDEN = /[<>:"/\\|?*\u0000-\u001f\u007f-\u009f]/g;
+/** Bidi controls let a name display as something else ('gnp.exe' shown as 'exe.png'): dropped. */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
+/** Most file systems cap a name at 255 bytes; room is left for a browser's ' (1)' suffix. */
+const MAX_NAME_BYTES = 240;
+const EXTENSION = '.zip';
+
+const encoder = new TextEncoder();
+
+function cutToBytes(text: string, maxBytes: number): string {
+  let bytes = 0;
+  let out = '';
+  for (const char of text) {
+    bytes += encoder.encode(char).length;
+    if (bytes > maxBytes) break;
+    out += char;
+  }
+  return out;
+}
+
+/** A name safe on every common file system: no separators or reserved characters, no leading dots. */
+export function sanitizeFileName(name: string, maxBytes = MAX_NAME_BYTES): string {
+  let clean = name.normalize('NFC').replace(BIDI_CONTROLS, '').replace(FORBIDDEN, '_').replace(/\s+/g, ' ');
+  clean = clean.replace(/^[\s.]+/, '');
+  clean = cutToBytes(clean, maxBytes).replace(/[\s.]+$/, '');
+  if (WINDOWS_RESERVED.test(clean.split('.')[0] ?? '')) clean = `_${clean}`;
+  return clean;
+}
+
+/** Spec §7 download ZIP file name: '{project title} {package title}.zip', sanitised. */
+export function packageFileName(projectTitle: string, packageTitle: string): string {
+  const base = sanitizeFileName(`${projectTitle.trim()} ${packageTitle.trim()}`, MAX_NAME_BYTES - EXTENSION.length);
+  return `${base === '' ? 'package' : base}${EXTENSION}`;
+}

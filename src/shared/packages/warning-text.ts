@@ -1,0 +1,45 @@
+import type { PackageFix, PackageWarning } from './checks.ts';
+
+const show = (parts: readonly string[] | undefined): string => `'${(parts ?? []).join('/')}'`;
+
+/** English text of a warning, for the CLI and logs; the browser uses its own translated messages per code. */
+export function describeWarning(warning: PackageWarning): string {
+  const extension = `.${warning.extension ?? ''}`;
+  const tags = (warning.tags ?? []).join(', ');
+  switch (warning.code) {
+    case 'no_files':
+      return 'The package has no files.';
+    case 'single_root_directory':
+      return `Everything is inside the folder ${show(warning.path)}; putting its contents at the top is recommended.`;
+    case 'entrypoint_not_set':
+      return 'No entrypoint is set: players will not know which file starts the game.';
+    case 'entrypoint_missing':
+      return `The entrypoint ${show(warning.path)} is not a file of the package.`;
+    case 'wrong_extension':
+      return `The entrypoint ${show(warning.path)} ends in ${extension}, which is probably not a program.`;
+    case 'archive_entrypoint':
+      return `The entrypoint ${show(warning.path)} is an archive (${extension}); upload its contents instead.`;
+    case 'html_needs_web':
+      return `The entrypoint ${show(warning.path)} is a web page: add the tag ${tags} so it can be played in the browser.`;
+    case 'extension_suggests_tag':
+      return `The entrypoint ${show(warning.path)} ends in ${extension}, which suggests the tags ${tags}.`;
+    case 'not_executable':
+      return `The entrypoint ${show(warning.path)} is not marked executable, so it cannot start on Linux or macOS.`;
+  }
+}
+
+/** English label of a fix, for the CLI. */
+export function describeFix(fix: PackageFix): string {
+  switch (fix.kind) {
+    case 'add_tags':
+      return `add tags ${fix.tags.join(', ')}`;
+    case 'set_executable':
+      return `mark ${show(fix.path)} executable`;
+    case 'explode_root':
+      return `replace ${show(fix.path)} with its contents`;
+    case 'set_entrypoint':
+      return fix.candidates.length > 0 ? `set the entrypoint (e.g. ${show(fix.candidates[0])})` : 'set the entrypoint';
+    case 'unset_entrypoint':
+      return 'unset the entrypoint';
+  }
+}
