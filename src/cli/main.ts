@@ -1,36 +1,80 @@
-import { ZodError } from 'zod';
-import { AppError } from '../server/errors.ts';
-import { ConfigError } from '../server/config.ts';
-import { adminUsage, runAdminCommand } from './admin.ts';
+import { runDownload, downloadUsage } from './commands/download.ts';
+import { loginUsage, runLogin, runLogout } from './commands/login.ts';
+import { pushUsage, runPush } from './commands/push.ts';
+import { runStatus, statusUsage } from './commands/status.ts';
+import { describeFailure, exitCodeHelp, exitCodes } from './errors.ts';
+import { completeIo, processIo, type CliIo } from './io.ts';
+import { runAdmin } from './admin-runner.ts';
 
-const usage = `cartridge: command-line client for Cartridge\n\n${adminUsage}`;
+const adminSummary = `cartridge admin grant|revoke USER PRIVILEGE
+  Instance administration straight on the local database (see \`cartridge admin\`).`;
 
-async function main(args: string[]): Promise<number> {
-  const [command, ...rest] = args;
-  switch (command) {
-    case 'admin':
-      return runAdminCommand(rest, console.log);
-    case undefined:
-    case 'help':
-    case '--help':
-      console.log(usage);
-      return command === undefined ? 2 : 0;
-    default:
-      console.error(`cartridge: unknown command ${command}\n\n${usage}`);
-      return 2;
+export const usage = `cartridge: command-line client for Cartridge
+
+${loginUsage}
+
+${pushUsage}
+
+${downloadUsage}
+
+${statusUsage}
+
+${adminSummary}
+
+Environment: CARTRIDGE_SERVER and CARTRIDGE_TOKEN override the stored login (CI);
+XDG_CONFIG_HOME and XDG_CACHE_HOME move ~/.config/cartridge and ~/.cache/cartridge.
+
+${exitCodeHelp}`;
+
+/**
+ * Runs one command line and resolves with its exit code; never calls process.exit, so tests run it
+ * in-process with their own env and output.
+ */
+export async function main(argv: string[], partialIo: Partial<CliIo> = {}): Promise<number> {
+  const io = completeIo(partialIo);
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'login':
+        return await runLogin(rest, io);
+      case 'logout':
+        return await runLogout(rest, io);
+      case 'push':
+        return await runPush(rest, io);
+      case 'download':
+        return await runDownload(rest, io);
+      case 'status':
+        return await runStatus(rest, io);
+      case 'admin':
+        return await runAdmin(rest, io);
+      case 'help':
+      case '--help':
+      case '-h':
+        io.stdout(`${usage}\n`);
+        return exitCodes.ok;
+      case undefined:
+        io.stderr(`${usage}\n`);
+        return exitCodes.usage;
+      default:
+        io.stderr(`cartridge: unknown command ${command}\n\n${usage}\n`);
+        return exitCodes.usage;
+    }
+  } catch (error) {
+    const failure = describeFailure(error);
+    io.stderr(`${io.isTTY ? '\n' : ''}cartridge: ${failure.message}\n`);
+    return failure.exitCode;
   }
 }
 
-try {
-  process.exit(await main(process.argv.slice(2)));
-} catch (error) {
-  if (error instanceof AppError || error instanceof ConfigError) {
-    console.error(`cartridge: ${error.message}`);
-    process.exit(1);
-  }
-  if (error instanceof ZodError) {
-    console.error(`cartridge: Invalid \`${String(error.issues[0]?.path[0] ?? 'input')}\``);
-    process.exit(1);
-  }
-  throw error;
+if (import.meta.main) {
+  const controller = new AbortController();
+  let interrupted = false;
+  process.on('SIGINT', () => {
+    // The second Ctrl-C does not wait: the resume state is saved after every part anyway.
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    controller.abort(new Error('interrupted'));
+  });
+  const code = await main(process.argv.slice(2), { ...processIo(), signal: controller.signal });
+  process.exit(interrupted ? 130 : code);
 }

@@ -7,6 +7,10 @@ import { instanceRoutes } from './domains/instance/instance.rest.ts';
 import { authRoutes } from './domains/auth/auth.rest.ts';
 import { docsRoutes } from './domains/docs/docs.rest.ts';
 import { branchesRoutes } from './domains/projects/branches.rest.ts';
+import { jobsRoutes } from './domains/jobs/jobs.rest.ts';
+import { packagesRoutes } from './domains/packages/packages.rest.ts';
+import { downloadsRoutes } from './domains/packages/downloads.rest.ts';
+import { playRoutes } from './domains/packages/play.rest.ts';
 import { invitesRoutes } from './domains/projects/invites.rest.ts';
 import { projectsRoutes } from './domains/projects/projects.rest.ts';
 import { versionsRoutes } from './domains/projects/versions.rest.ts';
@@ -14,6 +18,7 @@ import { storeRoutes } from './domains/store/store.rest.ts';
 import { usersRoutes } from './domains/users/users.rest.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestLog } from './http/request-log.ts';
+import { storeCacheSync } from './http/store-cache-sync.ts';
 import { trpcRoutes } from './trpc/mount.ts';
 
 
@@ -22,6 +27,7 @@ export function createApp(deps: Deps) {
   return new Elysia()
     .use(errorHandler(deps.log))
     .use(requestLog(deps.log))
+    .use(storeCacheSync(deps))
     .use(
       openapi({
         path: '/api/reference',
@@ -47,9 +53,13 @@ export function createApp(deps: Deps) {
         .use(invitesRoutes(deps))
         .use(branchesRoutes(deps))
         .use(versionsRoutes(deps))
+        .use(packagesRoutes(deps))
+        .use(downloadsRoutes(deps))
+        .use(playRoutes(deps))
         .use(storeRoutes(deps))
         .use(docsRoutes(deps))
-        .use(instanceRoutes(deps)),
+        .use(instanceRoutes(deps))
+        .use(jobsRoutes(deps)),
     )
     .use(trpcRoutes(deps));
 }

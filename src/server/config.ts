@@ -30,6 +30,8 @@ export const configVariables = [
   ['QUOTA_BRANCH_VERSIONS_COUNT', '20', 'default most versions a branch keeps (0 = no limit)'],
   ['QUOTA_BRANCH_VERSIONS_DAYS', '0', 'default days a branch keeps a version after its latest publish there; its current one always stays (0 = indefinitely)'],
   ['QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS', '90', 'default days a branch keeps a version after it stopped being current there (0 = indefinitely)'],
+  ['UPLOAD_PART_SIZE', '8388608', 'bytes per package upload part the server asks clients to send (1024..1073741824)'],
+  ['UPLOAD_HOURS', '24', 'hours a package upload token stays valid (parts and finalize)'],
   ['JOB_WORKERS', '1', 'jobs this process runs at once (retention, ...); 0 = this process runs no jobs'],
   ['JOB_POLL_MS', '1000', 'how often an idle job worker looks for due jobs, in milliseconds'],
 ] as const;
@@ -86,6 +88,8 @@ const environmentSchema = z.object({
   QUOTA_BRANCH_VERSIONS_COUNT: z.coerce.number().int().min(0).max(2_147_483_647).default(20),
   QUOTA_BRANCH_VERSIONS_DAYS: z.coerce.number().min(0).max(36_500).default(0),
   QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS: z.coerce.number().min(0).max(36_500).default(90),
+  UPLOAD_PART_SIZE: z.coerce.number().int().min(1024).max(1024 ** 3).default(8 * 1024 ** 2),
+  UPLOAD_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   JOB_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   JOB_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
 });
@@ -113,6 +117,8 @@ export type Config = {
   logLevel: 'silent' | 'error' | 'info' | 'debug';
   /** Instance default quotas: bytes, a count, seconds; 0 = no limit. Projects may override them. */
   quotas: { packageSize: number; branchVersionsCount: number; branchVersionsTime: number; branchVersionsNonCurrentTime: number };
+  /** Package uploads: the part size clients are told to use and how long an upload token lives. */
+  uploads: { partSize: number; tokenHours: number };
   /** Job worker loops in this process (0 = none: another process runs the jobs) and their idle poll interval. */
   jobs: { workers: number; pollMs: number };
 };
@@ -161,6 +167,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       branchVersionsTime: Math.round(values.QUOTA_BRANCH_VERSIONS_DAYS * 86_400),
       branchVersionsNonCurrentTime: Math.round(values.QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS * 86_400),
     },
+    uploads: { partSize: values.UPLOAD_PART_SIZE, tokenHours: values.UPLOAD_HOURS },
     jobs: { workers: values.JOB_WORKERS, pollMs: values.JOB_POLL_MS },
   };
 }

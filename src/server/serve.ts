@@ -5,6 +5,8 @@ import { scheduleRetentionSweep } from './domains/projects/retention.service.ts'
 import { clientRoutes } from './http/client-assets.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import { startJobWorker, type JobWorker } from './jobs/worker.ts';
+import { defaultPlayOrigin, playListenPort } from './play/play-origin.ts';
+import { startPlayServer } from './play/play-server.ts';
 
 /** How long a claimed job stays with its worker without a heartbeat (renewed every third of it). */
 const jobLeaseMs = 60_000;
@@ -26,23 +28,35 @@ function startJobs(deps: Deps): { stop(): Promise<void> } {
   };
 }
 
-/** stop() closes the listener, then waits for the jobs in hand; close the database after it. */
-export type RunningServer = { url: string; port: number; stop(): Promise<void> };
+/**
+ * stop() closes the listeners, then waits for the jobs in hand; close the database after it.
+ * playUrl: the play origin's own listener (PLAY_PORT, default PORT+1; a free one with port 0).
+ */
+export type RunningServer = { url: string; port: number; playUrl: string; stop(): Promise<void> };
 
 /**
  * Bun's router serves the single-page client (hashed bundles in production, reload in development);
  * Elysia's prefixes are listed as false so they fall through to the app.
  */
-export function startServer(deps: Deps, options: { port: number; hostname: string; development?: boolean }): RunningServer {
+export function startServer(givenDeps: Deps, options: { port: number; hostname: string; development?: boolean }): RunningServer {
+  // The play origin listens first: without PLAY_ORIGIN, play URLs name its actual port.
+  const play = startPlayServer(givenDeps, { port: playListenPort(givenDeps.config, options.port), hostname: options.hostname });
+  const deps: Deps = { ...givenDeps, config: { ...givenDeps.config, playOrigin: givenDeps.config.playOrigin ?? defaultPlayOrigin(play.port) } };
   const app = createApp(deps);
-  const server = Bun.serve({
-    port: options.port,
-    hostname: options.hostname,
-    development: options.development ?? false,
-    maxRequestBodySize: 1024 * 1024 * 1024,
-    routes: { ...clientRoutes(clientIndex), '/api/*': false, '/trpc/*': false, '/health': false },
-    fetch: app.fetch,
-  });
+  let server: ReturnType<typeof Bun.serve>;
+  try {
+    server = Bun.serve({
+      port: options.port,
+      hostname: options.hostname,
+      development: options.development ?? false,
+      maxRequestBodySize: 1024 * 1024 * 1024,
+      routes: { ...clientRoutes(clientIndex), '/api/*': false, '/trpc/*': false, '/health': false },
+      fetch: app.fetch,
+    });
+  } catch (error) {
+    void play.stop();
+    throw error;
+  }
   // Elysia reads the client address through the server it believes it listens on.
   (app as unknown as { server: typeof server }).server = server;
   const jobs = startJobs(deps);
@@ -50,9 +64,10 @@ export function startServer(deps: Deps, options: { port: number; hostname: strin
   return {
     url: `http://${shownHost}:${server.port}`,
     port: server.port ?? options.port,
+    playUrl: play.url,
     // Jobs stop after the listener and before the caller closes the database: a job in hand finishes.
     stop: async () => {
-      await server.stop(true);
+      await Promise.all([server.stop(true), play.stop()]);
       await jobs.stop();
     },
   };

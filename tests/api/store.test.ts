@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { TRPCClientError } from '@trpc/client';
 import { eq } from 'drizzle-orm';
 import { newId } from '../../src/server/db/ids.ts';
-import { branchVersions, credentials, versionPackages } from '../../src/server/db/schema/index.ts';
+import { branchVersions, credentials } from '../../src/server/db/schema/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
+import { uploadPackage } from '../support/packages.ts';
 import { addMember, createProject, makePublic, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -42,12 +43,11 @@ describe('GET /api/store/projects/{project}', () => {
       await post(`${base}/branches`, owner, { title: 'empty' }),
     ];
     for (const branch of [stable, beta, empty]) await setBranchPublic(project, owner, branch.id);
+    const linux = await uploadPackage(server, owner, project.id, { 'game.sh': '#!/bin/sh\necho hi\n' }, { tags: ['os:linux'] });
+    const web = await uploadPackage(server, owner, project.id, { 'index.html': '<canvas></canvas>' }, { tags: ['os:web'] });
     const v1 = await post(`${base}/versions`, owner, { title: '1.0.0', description: 'First' });
-    const v2 = await post(`${base}/versions`, owner, { title: '1.1.0', description: 'Second' });
-    await server.deps.db.insert(versionPackages).values([
-      { versionId: v2.id, packageId: 'pkg-b', position: 1 },
-      { versionId: v2.id, packageId: 'pkg-a', position: 0 },
-    ]);
+    // Packages keep the version's order.
+    const v2 = await post(`${base}/versions`, owner, { title: '1.1.0', description: 'Second', packages: [web.id, linux.id] });
     await post(`${base}/branches/${stable.id}/versions/${v1.id}`, owner);
     await post(`${base}/branches/${stable.id}/versions/${v2.id}`, owner);
     await post(`${base}/branches/${beta.id}/versions/${v1.id}`, owner);
@@ -74,7 +74,7 @@ describe('GET /api/store/projects/{project}', () => {
           versionTitle: '1.1.0',
           versionDescription: 'Second',
           branchVersionPublished: expect.any(String),
-          packages: [{ id: 'pkg-a' }, { id: 'pkg-b' }],
+          packages: [{ id: web.id }, { id: linux.id }],
         },
       ],
     });

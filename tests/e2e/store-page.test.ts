@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { newId } from '../../src/server/db/ids.ts';
-import { credentials, versionPackages } from '../../src/server/db/schema/index.ts';
+import { credentials } from '../../src/server/db/schema/index.ts';
+import type { Package } from '../../src/shared/schemas/packages.ts';
+import { uploadPackage } from '../support/packages.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { addMember, createProject, makePublic, type TestProject } from '../support/projects.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
@@ -11,6 +13,7 @@ let e2e: E2E;
 let owner: TestUser;
 let project: TestProject;
 let privateProject: TestProject;
+let linuxPackage: Package;
 const reportEmail = 'abuse@games.example.com';
 
 beforeAll(async () => {
@@ -30,9 +33,9 @@ beforeAll(async () => {
   const internal = await call<{ id: string }>('POST', `${base}/branches`, { title: 'internal' });
   for (const branch of [stable, beta]) await call('PATCH', `${base}/branches/${branch.id}`, { isPublic: true });
   const v1 = await call<{ id: string }>('POST', `${base}/versions`, { title: '1.0.0', description: 'First release' });
-  const v2 = await call<{ id: string }>('POST', `${base}/versions`, { title: '1.1.0', description: 'Faster drills' });
+  linuxPackage = await uploadPackage(e2e.server, owner, project.id, { 'miner.sh': '#!/bin/sh\n' }, { tags: ['os:linux'] });
+  const v2 = await call<{ id: string }>('POST', `${base}/versions`, { title: '1.1.0', description: 'Faster drills', packages: [linuxPackage.id] });
   const v3 = await call<{ id: string }>('POST', `${base}/versions`, { title: '2.0.0-internal', description: 'Not for players' });
-  await e2e.server.deps.db.insert(versionPackages).values([{ versionId: v2.id, packageId: 'pkg-linux', position: 0 }]);
   await call('POST', `${base}/branches/${stable.id}/versions/${v2.id}`);
   await call('POST', `${base}/branches/${beta.id}/versions/${v1.id}`);
   await call('POST', `${base}/branches/${internal.id}/versions/${v3.id}`);
@@ -80,7 +83,7 @@ test('signed out: owner with public credentials, description, only public branch
   const stable = branches.filter({ hasText: 'stable' });
   expect(await stable.textContent()).toContain(en('store_branch_version', { version: '1.1.0' }));
   expect(await stable.textContent()).toContain('Faster drills');
-  expect(await stable.locator('.store_package').allTextContents()).toEqual(['pkg-linux']);
+  expect(await stable.locator('.store_package').allTextContents()).toEqual([linuxPackage.id]);
   const published = await stable.locator('time').getAttribute('datetime');
   expect(Number.isNaN(Date.parse(published ?? ''))).toBe(false);
   const shownDate = new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(published!));

@@ -12,6 +12,8 @@ import { createTestDatabase, pgliteTemplate } from './database.ts';
 
 export type TestServer = {
   url: string;
+  /** The play origin's listener (another port of the same process). */
+  playUrl: string;
   deps: Deps;
   dataDir: string;
   /** fetch against the server; a relative path is resolved under its URL. */
@@ -42,6 +44,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
   const url = server.url;
   return {
     url,
+    playUrl: server.playUrl,
     deps,
     dataDir,
     fetch(path, init = {}) {

@@ -1,5 +1,7 @@
 import type { Deps } from '../deps.ts';
 import { applyRetention, enqueueRetentionForAllProjects, scheduleRetentionSweep } from '../domains/projects/retention.service.ts';
+import { collectPackageBlobs } from '../domains/packages/chunk-gc.service.ts';
+import { runResolve } from '../domains/packages/resolve.service.ts';
 import type { JobKind, JobKinds } from './kinds.ts';
 import { deleteFinishedJobs, type Job } from './queue.ts';
 import type { JobContext } from './worker.ts';
@@ -12,6 +14,10 @@ export type JobHandler<K extends JobKind> = (deps: Deps, job: Job<JobKinds[K]['p
 /** kind → handler; the mapped type makes a kind without a handler (or a mistyped one) a compile error. */
 export const jobHandlers: { [K in JobKind]: JobHandler<K> } = {
   retention: (deps, job) => applyRetention(deps, job.payload.projectId),
+
+  resolve: (deps, job) => runResolve(deps, job.payload.packageId),
+
+  chunk_gc: (deps, job) => collectPackageBlobs(deps, job.payload),
 
   retention_sweep: async (deps) => {
     // Queue the next sweep first, so a failure below cannot end the hourly chain. While this job runs it

@@ -1,4 +1,5 @@
 import type { RetentionResult } from '../domains/projects/retention.service.ts';
+import type { ChunkCollectionPayload } from '../domains/packages/chunk-gc.service.ts';
 
 /**
  * Every job kind with its payload and output (both stored as jsonb). Types only, so the queue, the
@@ -12,6 +13,10 @@ export type JobKinds = {
    * Hourly: queues a retention job for every project that has branches, forgets jobs finished over a
    * week ago, and queues itself again.
    */
+  /** Checks a finalized patch against its base's chunks and marks it ready (packages resolve.service). */
+  resolve: { payload: { packageId: string }; output: { package: string } };
+  /** Deletes a deleted package's index, upload parts and chunk blobs no other package uses (chunk-gc.service). */
+  chunk_gc: { payload: ChunkCollectionPayload; output: { deletedChunks: number } };
   retention_sweep: { payload: Record<string, never>; output: { projects: number; jobsForgotten: number } };
 };
 

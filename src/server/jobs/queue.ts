@@ -3,10 +3,12 @@ import type { Executor } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import { jobs } from '../db/schema/index.ts';
 import type { OutputOf, PayloadOf } from './kinds.ts';
+import { publishJobUpdate } from './notify.ts';
 
 /**
  * The job queue's operations (DESIGN.md "Jobs and events"). Every time comes from the database clock
- * (now()), so processes with skewed clocks agree on what is due and when a lease ends.
+ * (now()), so processes with skewed clocks agree on what is due and when a lease ends. Claims, progress
+ * and outcomes send a job_events NOTIFY (notify.ts) for the event streams of every process.
  */
 
 export type Job<Payload = unknown> = Omit<typeof jobs.$inferSelect, 'payload'> & { payload: Payload };
@@ -87,6 +89,7 @@ export async function claimJob(db: Executor, options: ClaimOptions): Promise<Job
       ),
     )
     .returning();
+  if (row) await publishJobUpdate(db, row.id);
   return row;
 }
 
@@ -100,7 +103,9 @@ export async function completeJob<K extends string>(db: Executor, input: { id: s
     .set({ status: 'succeeded', output: input.output ?? null, error: null, lockedBy: null, lockedUntil: null, finishedAt: sql`now()` })
     .where(heldBy(input.id, input.workerId))
     .returning({ id: jobs.id });
-  return updated.length > 0;
+  if (updated.length === 0) return false;
+  await publishJobUpdate(db, input.id);
+  return true;
 }
 
 /**
@@ -128,14 +133,18 @@ export async function failJob(db: Executor, input: { id: string; workerId: strin
     })
     .where(heldBy(input.id, input.workerId))
     .returning({ status: jobs.status });
-  return row ? (row.status as 'queued' | 'errored') : undefined;
+  if (!row) return undefined;
+  await publishJobUpdate(db, input.id);
+  return row.status as 'queued' | 'errored';
 }
 
-/** Progress 0..1 of a running job (SEAM: the packages issue publishes it as a job_updated event). */
+/** Progress 0..1 of a running job; GET /api/jobs streams it as a job_updated event. */
 export async function setJobProgress(db: Executor, input: { id: string; workerId: string; progress: number }): Promise<boolean> {
   const progress = Math.min(1, Math.max(0, input.progress));
   const updated = await db.update(jobs).set({ progress }).where(heldBy(input.id, input.workerId)).returning({ id: jobs.id });
-  return updated.length > 0;
+  if (updated.length === 0) return false;
+  await publishJobUpdate(db, input.id);
+  return true;
 }
 
 /** Extends the lease of a job still held by workerId (the worker's heartbeat while a handler runs). */
@@ -148,7 +157,7 @@ export async function extendJobLease(db: Executor, input: { id: string; workerId
   return updated.length > 0;
 }
 
-/** A job by id, if it exists (tests, and SEAM: GET /api/jobs of the packages issue). */
+/** A job by id, if it exists. */
 export async function findJob(db: Executor, id: string): Promise<Job | undefined> {
   const [row] = await db.select().from(jobs).where(eq(jobs.id, id));
   return row;

@@ -12,6 +12,8 @@ export type TrpcContext = {
   /** Session cookie, read only by auth.session (the cookie alone authorises nothing else). */
   cookieToken: string | undefined;
   origin: RequestOrigin;
+  /** Where clients reach this app: PUBLIC_URL, else the request's own origin (absolute URLs in replies). */
+  appUrl: string;
   resHeaders: Headers;
 };
 

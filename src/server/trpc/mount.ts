@@ -20,6 +20,7 @@ export function trpcRoutes(deps: Deps) {
           token: bearerTokenOf(request.headers.get('authorization')),
           cookieToken: sessionTokenFromCookie(request.headers.get('cookie')),
           origin: requestOriginOf(deps.config, request, server),
+          appUrl: deps.config.publicUrl ?? new URL(request.url).origin,
           resHeaders,
         }),
       }),

@@ -1,5 +1,9 @@
 import { adminRouter } from '../domains/admin/admin.trpc.ts';
 import { authRouter } from '../domains/auth/auth.trpc.ts';
+import { jobsRouter } from '../domains/jobs/jobs.trpc.ts';
+import { packagesRouter } from '../domains/packages/packages.trpc.ts';
+import { packageDownloadsRouter } from '../domains/packages/downloads.trpc.ts';
+import { playRouter } from '../domains/packages/play.trpc.ts';
 import { instanceRouter } from '../domains/instance/instance.trpc.ts';
 import { projectsRouter } from '../domains/projects/projects.trpc.ts';
 import { storeRouter } from '../domains/store/store.trpc.ts';
@@ -13,6 +17,10 @@ export const appRouter = router({
   instance: instanceRouter,
   projects: projectsRouter,
   store: storeRouter,
+  packages: packagesRouter,
+  packageDownloads: packageDownloadsRouter,
+  play: playRouter,
+  jobs: jobsRouter,
 });
 
 export type AppRouter = typeof appRouter;

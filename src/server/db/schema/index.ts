@@ -1,3 +1,4 @@
 export * from './accounts.ts';
 export * from './projects.ts';
 export * from './jobs.ts';
+export * from './packages.ts';

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
+import { packages } from './packages.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -165,9 +166,9 @@ export const branchVersions = pgTable(
 );
 
 /**
- * The packages of a version, in order.
- * SEAM (issue 6): package_id gets its foreign key to the packages table when that table exists
- * (a new migration: ALTER TABLE version_packages ADD CONSTRAINT ... REFERENCES packages(id)).
+ * The packages of a version, in order. The package FK is NO ACTION (checked at the end of the
+ * statement, so a project delete cascading to both tables passes); a package a version lists cannot be
+ * deleted alone (the service answers not_empty first).
  */
 export const versionPackages = pgTable(
   'version_packages',
@@ -175,7 +176,9 @@ export const versionPackages = pgTable(
     versionId: text('version_id')
       .notNull()
       .references(() => versions.id, { onDelete: 'cascade' }),
-    packageId: text('package_id').notNull(),
+    packageId: text('package_id')
+      .notNull()
+      .references(() => packages.id, { onDelete: 'no action' }),
     position: integer('position').notNull(),
   },
   (table) => [

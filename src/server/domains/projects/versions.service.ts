@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import {
   createVersionInput,
   historyPageQuery,
@@ -8,7 +8,7 @@ import {
   type VersionInBranch,
 } from '../../../shared/schemas/versions.ts';
 import type { Executor } from '../../db/client.ts';
-import { branches, branchVersions, versionPackages, versions } from '../../db/schema/index.ts';
+import { branches, branchVersions, packages, versionPackages, versions } from '../../db/schema/index.ts';
 import { newId } from '../../db/ids.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
@@ -75,11 +75,23 @@ export async function getVersion(deps: Deps, actor: Actor, projectId: string, ve
 }
 
 /**
- * SEAM (issue 6): every package must be a finalized package of this project (not_finalized otherwise).
- * No packages exist before the packages table does, so any id is not_found for now.
+ * Every package must be a package of this project (not_found otherwise) that is ready: finalized, and
+ * resolved when it is a patch (not_finalized otherwise). The rows are locked (FOR SHARE) so a concurrent
+ * delete cannot remove one before this version lists it.
  */
-async function requireFinalizedPackages(_db: Executor, _projectId: string, packageIds: string[]): Promise<void> {
-  if (packageIds.length > 0) throw notFound('package');
+async function requireFinalizedPackages(db: Executor, projectId: string, packageIds: string[]): Promise<void> {
+  if (packageIds.length === 0) return;
+  const rows = await db
+    .select({ id: packages.id, status: packages.status })
+    .from(packages)
+    .where(and(eq(packages.projectId, projectId), inArray(packages.id, packageIds)))
+    .for('share');
+  const byId = new Map(rows.map((row) => [row.id, row.status]));
+  for (const id of packageIds) {
+    const status = byId.get(id);
+    if (status === undefined) throw notFound('package');
+    if (status !== 'ready') throw new AppError('not_finalized', `The package ${id} is not ready yet`, { package: id });
+  }
 }
 
 async function requireFreeTitle(db: Executor, projectId: string, title: string, exceptVersionId?: string): Promise<void> {

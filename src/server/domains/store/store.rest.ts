@@ -3,15 +3,20 @@ import { z } from 'zod';
 import { projectIdSchema } from '../../../shared/schemas/projects.ts';
 import { storeProjectSchema } from '../../../shared/schemas/store.ts';
 import type { Deps } from '../../deps.ts';
-import { getStoreProject, getStoreSitemap } from './store.service.ts';
+import { getStoreProjectJson, getStoreSitemap } from './store.service.ts';
 
 export function storeRoutes(deps: Deps) {
   return new Elysia({ prefix: '/store', tags: ['Store'] })
-    .get('/projects/:project', ({ params }) => getStoreProject(deps, params.project), {
-      params: z.object({ project: projectIdSchema }),
-      response: storeProjectSchema,
-      detail: { summary: 'The public store page of a project' },
-    })
+    .get(
+      '/projects/:project',
+      async ({ params }) => new Response(await getStoreProjectJson(deps, params.project), { headers: { 'content-type': 'application/json' } }),
+      {
+        params: z.object({ project: projectIdSchema }),
+        // Documents the reply; the cached JSON text was built from this shape.
+        response: storeProjectSchema,
+        detail: { summary: 'The public store page of a project' },
+      },
+    )
     .get(
       '/sitemap.xml',
       async ({ request }) => {

@@ -3,13 +3,29 @@ import type { StoreProject } from '../../../shared/schemas/store.ts';
 import { branches, branchVersions, credentials, projects, projectUsers, users, versionPackages, versions } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
+import { storeCacheOf } from './store-cache.ts';
+
+/** Notifications keep cached pages exact; the age limit only bounds what a missed one could leave. */
+const storeCacheOptions = { maxAgeMs: 30_000, maxEntries: 1000 };
 
 /**
- * GET /store/projects/{project}: what anyone (signed in or not) sees of a public project: the owner with
+ * GET /store/projects/{project}, as data (tRPC) and as its JSON text (REST sends it as is); both come
+ * from the store cache (store-cache.ts).
+ */
+export async function getStoreProject(deps: Deps, projectId: string): Promise<StoreProject> {
+  return (await storeCacheOf<StoreProject>(deps.database, storeCacheOptions).get(projectId, () => loadStoreProject(deps, projectId))).value;
+}
+
+export async function getStoreProjectJson(deps: Deps, projectId: string): Promise<string> {
+  return (await storeCacheOf<StoreProject>(deps.database, storeCacheOptions).get(projectId, () => loadStoreProject(deps, projectId))).json;
+}
+
+/**
+ * What anyone (signed in or not) sees of a public project: the owner with
  * their public credentials, the description, and each public branch's current version. Private projects
  * are not_found for everyone here, members included (the store is the public face).
  */
-export async function getStoreProject(deps: Deps, projectId: string): Promise<StoreProject> {
+async function loadStoreProject(deps: Deps, projectId: string): Promise<StoreProject> {
   const [project] = await deps.db
     .select({
       id: projects.id,

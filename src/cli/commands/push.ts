@@ -1,0 +1,141 @@
+import { resolve } from 'node:path';
+import { setEntrypoint, splitPath, type CompressionAlgorithm } from '../../shared/archive/index.ts';
+import { checkPackage } from '../../shared/packages/checks.ts';
+import { describeTagProblem, validateTags } from '../../shared/packages/tags.ts';
+import { describeFix, describeWarning } from '../../shared/packages/warning-text.ts';
+import { nextVersionTitle, type Version } from '../../shared/schemas/versions.ts';
+import { formatSize } from '../../shared/format/size.ts';
+import { Api, segment } from '../api.ts';
+import { parseCommandArgs, retryDelayOf } from '../args.ts';
+import { requireCredentials } from '../credentials.ts';
+import { CliError, exitCodes } from '../errors.ts';
+import { readFolderTree } from '../folder-tree.ts';
+import type { CliIo } from '../io.ts';
+import { currentPackages, fetchBaseIndex, packToFile, sameTags } from '../push-pack.ts';
+import { clearPushCache, createStateWriter, openPushCache, readPushState, type PushState } from '../push-state.ts';
+import { uploadPackage } from '../push-upload.ts';
+import { findBranch, findProject, parseTarget } from '../target.ts';
+
+export const pushUsage = `cartridge push DIR PROJECT/BRANCH [options]
+  Packs DIR, uploads it as a package (a patch against the branch's current package with the same
+  tags when there is one), creates a version holding it (with the current version's packages of other
+  tags) and publishes it to the branch. An interrupted push continues where it stopped when run again.
+  --version TITLE        version title (default: the current one incremented, or 1.0.0)
+  --description TEXT     version description
+  --title TEXT           package title (default: derived from the version and tags)
+  --tags LIST            comma-separated tags, e.g. os:linux,arch:x86,bits:64
+  --entrypoint PATH      the file that starts the game, relative to DIR
+  --compression zstd|none  chunk compression (default: the base package's, else none)
+  --strict               fail (exit 4) when the package checks warn
+  --json                 print the result as JSON on stdout`;
+
+function parseTagList(text: string | undefined): string[] {
+  const tags = (text ?? '').split(',').map((tag) => tag.trim()).filter(Boolean);
+  const result = validateTags(tags);
+  if (!result.ok) throw new CliError(exitCodes.usage, `--tags: ${describeTagProblem(result.problem)}`);
+  return result.tags;
+}
+
+function parseCompression(text: string | undefined): CompressionAlgorithm | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'zstd') return 1;
+  if (text === 'none') return 0;
+  throw new CliError(exitCodes.usage, `--compression must be zstd or none, not '${text}'`);
+}
+
+export async function runPush(args: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs(args, {
+    version: { type: 'string' },
+    description: { type: 'string' },
+    title: { type: 'string' },
+    tags: { type: 'string' },
+    entrypoint: { type: 'string' },
+    compression: { type: 'string' },
+    strict: { type: 'boolean' },
+    json: { type: 'boolean' },
+  });
+  if (values.help) {
+    io.stdout(`${pushUsage}\n`);
+    return exitCodes.ok;
+  }
+  const [dirArg, targetArg, ...extra] = positionals;
+  if (!dirArg || extra.length > 0) throw new CliError(exitCodes.usage, `usage: ${pushUsage.split('\n')[0]}`);
+  const target = parseTarget(targetArg, true);
+  const tags = parseTagList(values.tags);
+  const requestedCompression = parseCompression(values.compression);
+  const dir = resolve(io.env.PWD ?? process.cwd(), dirArg);
+  const quiet = Boolean(values.json) && !io.isTTY;
+  const log = (line: string) => io.stderr(`${line}\n`);
+
+  const folder = await readFolderTree(dir);
+  const entrypoint = values.entrypoint ? splitPath(values.entrypoint) : null;
+  if (entrypoint) setEntrypoint(folder.tree, entrypoint);
+  const warnings = checkPackage({ tree: folder.tree, tags, entrypoint });
+  for (const warning of warnings) log(`warning: ${describeWarning(warning)}${warning.fix ? ` (fix: ${describeFix(warning.fix)})` : ''}`);
+  if (values.strict && warnings.length > 0) throw new CliError(exitCodes.checksFailed, `${warnings.length} package check(s) failed (--strict)`);
+
+  const credentials = await requireCredentials(io);
+  const retryDelayMs = retryDelayOf(io.env);
+  const api = new Api({ server: credentials.server, token: credentials.token, io, retryDelayMs });
+  const project = await findProject(api, target.project);
+  if (project.userPossibleActions && !project.userPossibleActions.includes('publishVersion')) {
+    throw new CliError(exitCodes.auth, `your role in ${project.title} cannot publish versions (insufficient_privileges)`);
+  }
+  const branch = await findBranch(api, project, target.branch!);
+  const current = await currentPackages(api, project.id, branch.currentVersion?.version);
+  const base = current.find((item) => item.status === 'ready' && sameTags(item.tags, tags));
+
+  const cache = await openPushCache(io, { server: credentials.server, dir, project: project.id, branch: branch.id, tags, entrypoint, compression: requestedCompression ?? null, title: values.title ?? null });
+  const writer = createStateWriter(cache);
+  let state = await readPushState(cache);
+  const archiveFile = Bun.file(cache.archivePath);
+  const reusable =
+    state && state.fingerprint === folder.fingerprint && state.basePackage === (base?.id ?? null) && (await archiveFile.exists()) && archiveFile.size === state.archiveSize;
+  if (!reusable || !state) {
+    // The earlier run's package can never be finished now: leave the server no orphan (best effort).
+    if (state?.upload && !state.finalized) await api.request('DELETE', `/projects/${segment(project.id)}/packages/${segment(state.upload.packageId)}`).catch(() => {});
+    const baseIndex = base ? await fetchBaseIndex(api, project.id, base.id) : undefined;
+    // A patch must use the base's compression: its chunks are reused as the server stores them.
+    const compression = baseIndex && (requestedCompression === undefined || requestedCompression === baseIndex.compression) ? baseIndex.compression : (requestedCompression ?? 0);
+    const patchBase = baseIndex && baseIndex.compression === compression ? baseIndex : undefined;
+    const packed = await packToFile(folder.tree, cache.archivePath, { base: patchBase, compression, quiet, io });
+    state = { version: 1, fingerprint: folder.fingerprint, basePackage: patchBase ? base!.id : null, archiveSize: packed.size, patch: Boolean(patchBase) };
+    await writer.save(state);
+    if (!quiet) log(`packed ${folder.fileCount} files (${formatSize(folder.totalSize)}) into ${patchBase ? 'a patch' : 'an archive'} of ${formatSize(packed.size)}`);
+  } else if (!quiet) log(`continuing the interrupted push of ${dir}`);
+
+  const pushState: PushState = state;
+  const outcome = await uploadPackage(
+    { api, projectId: project.id, cache, state: pushState, save: (next) => writer.save(next), quiet, retryDelayMs },
+    { title: values.title, tags, entrypoint },
+  );
+
+  const versionTitle = values.version ?? nextVersionTitle(branch.currentVersion?.title);
+  const otherPackages = current.filter((item) => !sameTags(item.tags, tags)).map((item) => item.id);
+  const version = await api.request<Version>('POST', `/projects/${segment(project.id)}/versions`, {
+    title: versionTitle,
+    description: values.description ?? '',
+    packages: [...otherPackages, outcome.packageId],
+  });
+  await api.request('POST', `/projects/${segment(project.id)}/branches/${segment(branch.id)}/versions/${segment(version.id)}`);
+  await clearPushCache(cache);
+
+  const result = {
+    project: project.id,
+    branch: branch.id,
+    package: outcome.packageId,
+    version: version.id,
+    versionTitle: version.title,
+    basePackage: pushState.basePackage,
+    patch: pushState.patch,
+    archiveSize: pushState.archiveSize,
+    sentBytes: outcome.sentBytes,
+    sentParts: outcome.sentParts,
+    totalParts: outcome.totalParts,
+    resumed: outcome.resumed,
+    warnings: warnings.map((warning) => warning.code),
+  };
+  if (values.json) io.stdout(`${JSON.stringify(result)}\n`);
+  else io.stdout(`published version ${version.title} (${version.id}) to ${project.title}/${branch.title}: package ${outcome.packageId}, sent ${formatSize(outcome.sentBytes)}\n`);
+  return exitCodes.ok;
+}

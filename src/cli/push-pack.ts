@@ -1,0 +1,85 @@
+import { rm } from 'node:fs/promises';
+import { decodeIndex, packArchive, readArchive, type ArchiveIndex, type ArchiveTree, type CompressionAlgorithm } from '../shared/archive/index.ts';
+import type { Package } from '../shared/schemas/packages.ts';
+import { Api, segment } from './api.ts';
+import { CliError, exitCodes } from './errors.ts';
+import { startProgress } from './progress.ts';
+
+const MAGIC = [0x43, 0x52, 0x54, 0x31];
+
+export function sameTags(a: readonly string[], b: readonly string[]): boolean {
+  const left = [...a].sort();
+  const right = [...b].sort();
+  return left.length === right.length && left.every((tag, i) => tag === right[i]);
+}
+
+/** The current version's packages of a branch (empty when nothing was published yet). */
+export async function currentPackages(api: Api, projectId: string, versionId: string | undefined): Promise<Package[]> {
+  if (!versionId) return [];
+  return api.get<Package[]>(`/projects/${segment(projectId)}/versions/${segment(versionId)}/packages`);
+}
+
+/** GET .../download?filter=... → the signed URL to fetch (no bearer needed). */
+export async function downloadUrl(api: Api, projectId: string, packageId: string, filter?: 'index' | 'zip'): Promise<string> {
+  const query = filter ? `?filter=${filter}` : '';
+  const { url } = await api.get<{ url: string }>(`/projects/${segment(projectId)}/packages/${segment(packageId)}/download${query}`);
+  return new URL(url, api.server).toString();
+}
+
+/** The base package's index, to pack a patch against: its encoded index (or, tolerated, an archive). */
+export async function fetchBaseIndex(api: Api, projectId: string, packageId: string): Promise<ArchiveIndex> {
+  const url = await downloadUrl(api, projectId, packageId, 'index');
+  const response = await api.options.io.fetch(url, { signal: api.options.io.signal });
+  if (!response.ok || !response.body) throw new CliError(exitCodes.server, `fetching the base package's index: HTTP ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  if (MAGIC.every((byte, i) => bytes[i] === byte)) {
+    const read = await readArchive(new Blob([bytes]).stream());
+    await read.cancel();
+    return read.index;
+  }
+  return decodeIndex(bytes);
+}
+
+/**
+ * Packs the tree into `path` (streamed to disk: a large build never sits in memory), as a patch when
+ * `base` is given. Resolves with the archive's size.
+ */
+export async function packToFile(
+  tree: ArchiveTree,
+  path: string,
+  options: { base?: ArchiveIndex; compression: CompressionAlgorithm; quiet: boolean; io: Parameters<typeof startProgress>[0] },
+): Promise<{ size: number; patchSize: number; totalSize: number }> {
+  let progress: ReturnType<typeof startProgress> | undefined;
+  let phase: string | undefined;
+  const packed = packArchive(tree, {
+    chunking: options.base?.chunking ?? 1,
+    compression: options.compression,
+    base: options.base,
+    onProgress: (p) => {
+      if (p.phase !== phase) {
+        progress?.finish();
+        phase = p.phase;
+        progress = startProgress(options.io, p.phase === 'index' ? 'indexing' : 'packing ', p.total, { quiet: options.quiet });
+      }
+      progress?.update(p.done);
+    },
+  });
+  // A leftover of an interrupted run must not keep trailing bytes: start from an empty file.
+  await rm(path, { force: true });
+  const sink = Bun.file(path).writer();
+  let size = 0;
+  let unflushed = 0;
+  for await (const piece of packed.stream as unknown as AsyncIterable<Uint8Array>) {
+    sink.write(piece);
+    size += piece.byteLength;
+    unflushed += piece.byteLength;
+    if (unflushed >= 8 * 1024 * 1024) {
+      await sink.flush();
+      unflushed = 0;
+    }
+  }
+  await sink.end();
+  const result = await packed.done;
+  progress?.finish();
+  return { size, patchSize: result.patchSize, totalSize: result.totalSize };
+}

@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { projects } from './projects.ts';
+
+const time = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/**
+ * Package lifecycle: 'uploading' (parts arrive) → finalize → 'ready', or for a patch 'finalized'
+ * (its own chunks are stored, the base's still to be checked) → resolve job: 'resolving' → 'ready'.
+ * 'errored' is a resolve that failed for good (error says why). Only 'ready' packages join versions.
+ */
+export const packageStatuses = ['uploading', 'finalized', 'resolving', 'ready', 'errored'] as const;
+export type PackageStatus = (typeof packageStatuses)[number];
+
+export const packages = pgTable(
+  'packages',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    /** null: no title was given; the API shows one derived from the version and tags (package-json.ts). */
+    title: text('title'),
+    tags: jsonb('tags').$type<string[]>().notNull().default([]),
+    entrypoint: jsonb('entrypoint').$type<string[] | null>(),
+    /** Bytes of the archive the client announced it uploads. */
+    declaredSize: bigint('declared_size', { mode: 'number' }).notNull(),
+    basePackageId: text('base_package_id').references((): any => packages.id, { onDelete: 'set null' }),
+    status: text('status', { enum: packageStatuses }).notNull().default('uploading'),
+    /** SHA-256 of the upload token; the token itself is shown once, in uploadInfo. */
+    uploadTokenHash: text('upload_token_hash'),
+    uploadExpiresAt: time('upload_expires_at'),
+    /** Hex SHA-256 of the encoded index (the archive's index hash). */
+    indexHash: text('index_hash'),
+    /** Sum of the file sizes. */
+    totalSize: bigint('total_size', { mode: 'number' }),
+    /** Sum of compressedSize of its distinct chunks. */
+    storedSize: bigint('stored_size', { mode: 'number' }),
+    /** 0 none, 1 zstd: which chunks/{raw|zstd}/ folder its chunks live in. */
+    compression: smallint('compression'),
+    chunkCount: integer('chunk_count'),
+    error: text('error'),
+    /** The part list a successful finalize used (a repeat with the same list is idempotent). */
+    finalizedParts: jsonb('finalized_parts').$type<{ part: number; hash: string; size: number }[]>(),
+    createdAt: time('created_at').notNull().defaultNow(),
+    finalizedAt: time('finalized_at'),
+  },
+  (table) => [
+    index('packages_project_created').on(table.projectId, table.createdAt),
+    index('packages_base').on(table.basePackageId),
+    check('packages_status', sql`${table.status} in ('uploading', 'finalized', 'resolving', 'ready', 'errored')`),
+    check('packages_declared_size', sql`${table.declaredSize} >= 0`),
+  ],
+);
+
+/** The distinct chunks a ready package references: space, patch size and chunk garbage collection. */
+export const packageChunks = pgTable(
+  'package_chunks',
+  {
+    packageId: text('package_id')
+      .notNull()
+      .references(() => packages.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    compressedSize: integer('compressed_size').notNull(),
+    size: integer('size').notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.packageId, table.hash] }), index('package_chunks_hash').on(table.hash)],
+);
+
+/** Parts received for a package being uploaded (blob `uploads/{packageId}/{part}`). */
+export const uploadParts = pgTable(
+  'upload_parts',
+  {
+    packageId: text('package_id')
+      .notNull()
+      .references(() => packages.id, { onDelete: 'cascade' }),
+    part: integer('part').notNull(),
+    sha1: text('sha1').notNull(),
+    size: integer('size').notNull(),
+    createdAt: time('created_at').notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.packageId, table.part] })],
+);

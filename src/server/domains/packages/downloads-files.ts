@@ -1,0 +1,76 @@
+import { fromHex, type CompressionAlgorithm } from '../../../shared/archive/index.ts';
+import type { Deps } from '../../deps.ts';
+import { notFound } from '../../errors.ts';
+import { attachmentDisposition, type RangedBody } from '../../http/range.ts';
+import { indexKey } from './blob-keys.ts';
+import { downloadFileName, getPackageForFile, type DownloadablePackage } from './downloads-access.ts';
+import { readPackageIndex, readPackageIndexBytes } from './package-content.ts';
+import { decodeIndex } from '../../../shared/archive/index.ts';
+import { parseDownloadKind, verifyFileSignature, type DownloadKind } from './signed-url.ts';
+import { rawChunkLoader, storedChunkLoader } from './zip/chunks.ts';
+import { loadZipCrcs } from './zip/crc.ts';
+import { archiveLayout, zipLayout } from './zip/layout.ts';
+import { readVirtualRange, type VirtualFile } from './zip/segments.ts';
+
+const contentTypes: Record<DownloadKind, string> = {
+  archive: 'application/octet-stream',
+  index: 'application/octet-stream',
+  zip: 'application/zip',
+};
+
+/**
+ * Every /api/files reply is readable cross-origin: the URL itself is the credential (or the package
+ * is public), and the browser reader fetches it with mode 'cors' (readArchiveFromUrl).
+ */
+export const fileCorsHeaders: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'content-length, content-range, content-disposition, etag, accept-ranges',
+};
+
+export type FileRequest = { packageId: string; kind: string } & ({ expires: string; signature: string } | { public: true });
+
+/** The ZIP of a package as a layout (CRC-32s computed and cached on first use). */
+export async function zipFileOf(deps: Pick<Deps, 'storage'>, row: DownloadablePackage['row']): Promise<VirtualFile> {
+  const index = await readPackageIndex(deps, row.id);
+  const crcs = await loadZipCrcs(deps, row.id, index, fromHex(row.indexHash!));
+  return zipLayout(index, crcs);
+}
+
+/** Opens what a /api/files URL names, after checking its signature (or the package's publicity). */
+export async function openPackageFile(deps: Deps, request: FileRequest): Promise<RangedBody> {
+  const kind = parseDownloadKind(request.kind);
+  if ('public' in request) {
+    // Only the ZIP (the torrents' web seed) has an unsigned route, and only for public packages.
+    if (kind !== 'zip') throw notFound('file');
+  } else {
+    verifyFileSignature(deps.config.secretKey, request.packageId, kind, request.expires, request.signature);
+  }
+  const item = await getPackageForFile(deps, request.packageId);
+  if ('public' in request && !item.isPublic) throw notFound('file');
+  const { row } = item;
+  const headers = {
+    ...fileCorsHeaders,
+    'content-type': contentTypes[kind],
+    'content-disposition': attachmentDisposition(downloadFileName(item, kind)),
+    'cache-control': 'private, max-age=3600',
+  };
+  const etag = `"${row.indexHash}-${kind}"`;
+  const compression = (row.compression ?? 0) as CompressionAlgorithm;
+  switch (kind) {
+    case 'index': {
+      const stat = await deps.storage.stat(indexKey(row.id));
+      if (!stat) throw notFound('file');
+      return { size: stat.size, etag, headers, open: (start, end) => deps.storage.get(indexKey(row.id), { start, end: end - 1 }) };
+    }
+    case 'archive': {
+      const indexBytes = await readPackageIndexBytes(deps, row.id);
+      const layout = archiveLayout(decodeIndex(indexBytes), indexBytes, row.indexHash!);
+      return { size: layout.size, etag, headers, open: (start, end) => readVirtualRange(layout, start, end, storedChunkLoader(deps, compression)) };
+    }
+    case 'zip': {
+      const layout = await zipFileOf(deps, row);
+      return { size: layout.size, etag, headers, open: (start, end) => readVirtualRange(layout, start, end, rawChunkLoader(deps, compression)) };
+    }
+  }
+}
+

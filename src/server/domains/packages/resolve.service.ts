@@ -1,0 +1,79 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { listUniqueChunks, toHex, type CompressionAlgorithm } from '../../../shared/archive/index.ts';
+import type { StartedJob } from '../../../shared/schemas/jobs.ts';
+import { jobs, packageChunks, packages } from '../../db/schema/index.ts';
+import type { Deps } from '../../deps.ts';
+import { AppError } from '../../errors.ts';
+import { issueJobToken } from '../jobs/jobs.service.ts';
+import { enqueueJob } from '../../jobs/queue.ts';
+import type { Actor } from '../auth/actor.ts';
+import { loadProjectAccess, requireAction } from '../projects/access.ts';
+import { chunkKey } from './blob-keys.ts';
+import { lockChunkStoreShared } from './chunk-gc.service.ts';
+import { insertPackageChunks } from './finalize.service.ts';
+import { readPackageIndex } from './package-content.ts';
+import { findPackageRow, getVisiblePackage } from './package-rows.ts';
+
+/**
+ * POST .../packages/{package}/resolve (publishVersion): queues the 'resolve' job of a patch package and
+ * answers its id and token (GET /api/jobs). not_patch for a package without a base, not_finalized while
+ * it is still uploading. At most one queued resolve per package (dedupe key): a repeat answers that job.
+ * A ready package gets a job too, which answers at once: clients follow one path.
+ */
+export async function resolvePackage(deps: Deps, actor: Actor, projectId: string, packageId: string): Promise<StartedJob> {
+  const access = await loadProjectAccess(deps, actor, projectId);
+  const row = await getVisiblePackage(deps.db, access, packageId);
+  requireAction(access, 'publishVersion');
+  if (row.status === 'uploading') throw new AppError('not_finalized', 'Finalize the package first');
+  if (!row.basePackageId) throw new AppError('not_patch', 'The package is not a patch');
+  if (row.status === 'errored') {
+    await deps.db.update(packages).set({ status: 'finalized', error: null }).where(and(eq(packages.id, packageId), eq(packages.status, 'errored')));
+  }
+  const dedupeKey = `package:${packageId}`;
+  const job =
+    (await enqueueJob(deps.db, { kind: 'resolve', payload: { packageId }, projectId, dedupeKey })) ??
+    (await deps.db.select().from(jobs).where(and(eq(jobs.kind, 'resolve'), eq(jobs.dedupeKey, dedupeKey), eq(jobs.status, 'queued'))))[0];
+  if (!job) throw new AppError('unexpected_error', 'The resolve job could not be queued');
+  deps.jobSignal.notify();
+  return { job: job.id, token: issueJobToken(deps, job.id) };
+}
+
+/**
+ * The 'resolve' job: every chunk the patch's full index references must be stored (its own chunks at
+ * finalize, the others by the base); then the package records all of them (so it no longer depends on
+ * its base) and becomes ready. A missing chunk marks it errored (unexpected_patch).
+ */
+export async function runResolve(deps: Deps, packageId: string): Promise<{ package: string }> {
+  const row = await findPackageRow(deps.db, packageId);
+  if (!row) throw new AppError('not_found', 'package not found');
+  if (row.status === 'ready') return { package: packageId };
+  if (row.status === 'uploading') throw new AppError('not_finalized', 'The package is not finalized');
+  await deps.db.update(packages).set({ status: 'resolving' }).where(and(eq(packages.id, packageId), inArray(packages.status, ['finalized', 'resolving'])));
+  const index = await readPackageIndex(deps, packageId);
+  const compression = index.compression as CompressionAlgorithm;
+  const all = listUniqueChunks(index).map((chunk) => ({ hash: toHex(chunk.hash), size: chunk.size, compressedSize: chunk.compressedSize }));
+  const own = new Set((await deps.db.select({ hash: packageChunks.hash }).from(packageChunks).where(eq(packageChunks.packageId, packageId))).map((item) => item.hash));
+  const others = all.filter((chunk) => !own.has(chunk.hash));
+  const missing = await findMissingChunk(deps, compression, others);
+  if (missing) {
+    const error = `The patch needs chunk ${missing}, which neither it nor its base holds`;
+    await deps.db.update(packages).set({ status: 'errored', error }).where(eq(packages.id, packageId));
+    throw new AppError('unexpected_patch', error);
+  }
+  return deps.db.transaction(async (tx) => {
+    await lockChunkStoreShared(tx);
+    // Again under the lock: the chunk collector may have taken one meanwhile (then the job retries).
+    if (await findMissingChunk(deps, compression, others)) throw new AppError('unexpected_error', 'A chunk was collected while resolving');
+    await insertPackageChunks(tx, packageId, others);
+    await tx
+      .update(packages)
+      .set({ status: 'ready', storedSize: all.reduce((sum, chunk) => sum + chunk.compressedSize, 0), chunkCount: all.length, error: null })
+      .where(eq(packages.id, packageId));
+    return { package: packageId };
+  });
+}
+
+async function findMissingChunk(deps: Deps, compression: CompressionAlgorithm, chunks: { hash: string }[]): Promise<string | undefined> {
+  for (const chunk of chunks) if (!(await deps.storage.stat(chunkKey(compression, chunk.hash)))) return chunk.hash;
+  return undefined;
+}

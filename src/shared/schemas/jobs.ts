@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/**
+ * Jobs as clients see them (spec §3 "Job update events", §7 POST /jobs, GET /jobs). A job is reached
+ * only through its access token, returned by the call that started it (resolve, deploy, ...).
+ */
+
+export const jobTokenSchema = z.string().min(1).max(200);
+
+/** POST /jobs body and tRPC jobs.state input: the tokens, in the order the answer keeps. */
+export const jobTokensInput = z.object({ tokens: z.array(jobTokenSchema).min(1).max(100) });
+
+/** The queue's statuses: queued (again after a failed attempt that is retried), running, then one final. */
+export const jobStatusSchema = z.enum(['queued', 'running', 'succeeded', 'errored']);
+export type JobStatusName = z.infer<typeof jobStatusSchema>;
+export const finishedJobStatuses: readonly JobStatusName[] = ['succeeded', 'errored'];
+
+/**
+ * The state of one job. index: the position of its token in the request. progress: 0..1 while it runs
+ * (null until the handler reports some). output: the kind's result once succeeded, else null. error:
+ * the message of the last failed attempt (set when errored; may be set while queued for a retry).
+ */
+export const jobStateSchema = z.object({
+  index: z.number().int().min(0),
+  status: jobStatusSchema,
+  progress: z.number().nullable(),
+  output: z.unknown(),
+  error: z.string().nullable(),
+});
+export type JobState = z.infer<typeof jobStateSchema>;
+
+/** What a service that starts a job answers: the job id and the token that shows it (spec §7 resolve, deploy). */
+export const startedJobSchema = z.object({ job: z.string(), token: z.string() });
+export type StartedJob = z.infer<typeof startedJobSchema>;
+
+/**
+ * The data of a `job_updated` server-sent event. job: the index of the job's token in the query.
+ * 'progress': the job is not finished; sent on connect and whenever its status or progress changes.
+ * 'output': the job finished (succeeded or errored); sent once per job, and last for it.
+ */
+export const jobUpdatedEventSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('progress'), job: z.number().int(), status: z.enum(['queued', 'running']), progress: z.number().nullable() }),
+  z.object({
+    type: z.literal('output'),
+    job: z.number().int(),
+    status: z.enum(['succeeded', 'errored']),
+    progress: z.number().nullable(),
+    output: z.unknown(),
+    error: z.string().nullable(),
+  }),
+]);
+export type JobUpdatedEvent = z.infer<typeof jobUpdatedEventSchema>;
+
+/** GET /jobs query: `token` repeated, one per job (a single one arrives as a string). */
+export const jobStreamQuery = z.object({ token: z.union([jobTokenSchema, z.array(jobTokenSchema).min(1).max(100)]) });

@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { packageTagsSchema } from '../packages/tags.ts';
+
+export const packageIdSchema = z.string().min(1).max(64);
+export const packageTitleSchema = z.string().trim().min(1).max(128);
+export const packageStatusNames = ['uploading', 'finalized', 'resolving', 'ready', 'errored'] as const;
+export type PackageStatusName = (typeof packageStatusNames)[number];
+
+/**
+ * The start file as path parts from the package root: no empty part, no '.' or '..', no slash,
+ * backslash or NUL inside a part (the archive's own name rules).
+ */
+export const entrypointPartSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((part) => part !== '.' && part !== '..' && !/[/\\\0]/.test(part), 'not a path part');
+export const entrypointSchema = z.array(entrypointPartSchema).min(1).max(1024).nullable();
+
+/** Largest archive accepted at all (the project's packageSize quota usually caps it lower). */
+export const maxDeclaredPackageSize = Number.MAX_SAFE_INTEGER;
+
+/** POST .../packages. */
+export const createPackageInput = z.object({
+  size: z.number().int().min(1).max(maxDeclaredPackageSize),
+  title: packageTitleSchema.nullish(),
+  tags: packageTagsSchema.default([]),
+  entrypoint: entrypointSchema.default(null),
+  basePackage: packageIdSchema.nullish(),
+});
+export type CreatePackageInput = z.input<typeof createPackageInput>;
+
+/** PATCH .../packages/{package}: {title} (null: back to the derived title) or {tags}. */
+export const patchPackageInput = z
+  .object({ title: packageTitleSchema.nullable().optional(), tags: packageTagsSchema.optional() })
+  .refine((input) => input.title !== undefined || input.tags !== undefined);
+
+/** Spec §3 Package upload info. partHashAlgorithm is always sha1 (spec §5). */
+export const uploadInfoSchema = z.object({
+  token: z.string(),
+  uploadUrl: z.string(),
+  partSize: z.number(),
+  partHashAlgorithm: z.literal('sha1'),
+});
+export type UploadInfo = z.infer<typeof uploadInfoSchema>;
+
+export const createdPackageSchema = z.object({ id: z.string(), uploadInfo: uploadInfoSchema });
+export type CreatedPackage = z.infer<typeof createdPackageSchema>;
+
+/** PUT {uploadUrl}?token&part&hash: the query; the reply is the part descriptor. */
+export const partQuerySchema = z.object({
+  token: z.string().min(1).max(200),
+  part: z.coerce.number().int().min(0).max(1_000_000),
+  hash: z.string().regex(/^[0-9a-fA-F]{40}$/),
+});
+export const partDescriptorSchema = z.object({
+  part: z.number().int().min(0).max(1_000_000),
+  hash: z.string().regex(/^[0-9a-fA-F]{40}$/),
+  size: z.number().int().min(0),
+});
+export type PartDescriptor = z.infer<typeof partDescriptorSchema>;
+
+/** PUT .../packages/{package}/finalize. */
+export const finalizePackageInput = z.object({
+  token: z.string().min(1).max(200),
+  parts: z.array(partDescriptorSchema).min(1).max(1_000_000),
+});
+
+/**
+ * Spec §3 Package. size is the sum of the file sizes (null until finalized), storedSize the bytes of
+ * its distinct chunks as stored, indexHash the hex SHA-256 of its index (the base hash a patch names).
+ */
+export const packageSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  tags: z.array(z.string()),
+  entrypoint: z.array(z.string()).nullable(),
+  size: z.number().nullable(),
+  created: z.string(),
+  status: z.enum(packageStatusNames),
+  basePackage: z.string().nullable(),
+  storedSize: z.number().nullable(),
+  indexHash: z.string().nullable(),
+});
+export type Package = z.infer<typeof packageSchema>;
+
+/** POST .../resolve: the job to follow (GET /api/jobs?token=...); its output is { package: id }. */
+export const resolveJobSchema = z.object({ job: z.string(), token: z.string() });
+export type ResolveJob = z.infer<typeof resolveJobSchema>;
