@@ -24,6 +24,23 @@ const VersionPage = lazy(() => import('./projects/version/version-page.tsx'));
 const ManagePage = lazy(() => import('./projects/manage/manage-page.tsx'));
 const StoreProjectPage = lazy(() => import('./store/store-project.tsx'));
 const InvitePage = lazy(() => import('./invite/invite.tsx'));
+const PackagePage = lazy(() => import('./projects/package/package-page.tsx'));
+const PackagePlayPage = lazy(() => import('./projects/package/package-play.tsx'));
+const StorePlayPage = lazy(() => import('./store/store-play.tsx'));
+
+/** packages/{package} with its play subpath; reached from the project, a version or a branch's version. */
+const packageRoutes: Route<RouteView> = {
+  segment: 'packages',
+  children: [
+    {
+      segment: ':package',
+      children: [
+        { segment: '', view: { component: PackagePage } },
+        { segment: 'play', view: { component: PackagePlayPage } },
+      ],
+    },
+  ],
+};
 export const RequiredSignInPage = lazy(() => import('./sign-in/required.tsx'));
 export const NotFoundPage = lazy(() => import('./not-found/not-found.tsx'));
 
@@ -62,12 +79,16 @@ export const routes: Route<RouteView>[] = [
                 segment: ':branch',
                 children: [
                   { segment: '', view: { component: BranchPage } },
-                  { segment: 'versions', children: [{ segment: ':version', view: { component: VersionPage } }] },
+                  {
+                    segment: 'versions',
+                    children: [{ segment: ':version', children: [{ segment: '', view: { component: VersionPage } }, packageRoutes] }],
+                  },
                 ],
               },
             ],
           },
-          { segment: 'versions', children: [{ segment: ':version', view: { component: VersionPage } }] },
+          { segment: 'versions', children: [{ segment: ':version', children: [{ segment: '', view: { component: VersionPage } }, packageRoutes] }] },
+          packageRoutes,
         ],
       },
     ],
@@ -77,7 +98,14 @@ export const routes: Route<RouteView>[] = [
     children: [
       // Spec §2: the store index says 'in development'.
       { segment: '', view: { component: InDevelopmentPage } },
-      { segment: ':project', view: { component: StoreProjectPage } },
+      {
+        segment: ':project',
+        children: [
+          { segment: '', view: { component: StoreProjectPage } },
+          // store/{project}/{branch}/{package}/play
+          { segment: ':branch', children: [{ segment: ':package', children: [{ segment: 'play', view: { component: StorePlayPage } }] }] },
+        ],
+      },
     ],
   },
   // The invite token travels in the query (?token=...).

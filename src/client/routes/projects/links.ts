@@ -10,3 +10,8 @@ export const versionHref = (project: string, version: string, branch?: string) =
   branch ? `${branchHref(project, branch)}/versions/${segment(version)}` : `${projectHref(project)}/versions/${segment(version)}`;
 export const storeHref = (project: string) => `/store/${segment(project)}`;
 export const inviteHref = (token: string) => `/invite?token=${segment(token)}`;
+/** A package page: through a branch's version, a version, or the project (spec §2). */
+export const packageHref = (project: string, pkg: string, via: { version?: string; branch?: string } = {}) =>
+  via.version ? `${versionHref(project, via.version, via.branch)}/packages/${segment(pkg)}` : `${projectHref(project)}/packages/${segment(pkg)}`;
+export const packagePlayHref = (project: string, pkg: string, via: { version?: string; branch?: string } = {}) => `${packageHref(project, pkg, via)}/play`;
+export const storePlayHref = (project: string, branch: string, pkg: string) => `${storeHref(project)}/${segment(branch)}/${segment(pkg)}/play`;
