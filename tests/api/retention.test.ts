@@ -244,10 +244,9 @@ describe('PATCH branch retention', () => {
   });
 
   test.each([
-    { quotaCount: 0 },
     { quotaCount: -1 },
     { quotaCount: 1.5 },
-    { quotaTime: 0 },
+    { quotaTime: -1 },
     { quotaNonCurrentTime: -day },
     { quotaNonCurrentTime: 'x' },
     { quotaTime: 36_501 * day },
@@ -294,7 +293,11 @@ describe('PATCH branch retention', () => {
       code: 'not_found',
       httpStatus: 404,
     });
-    expect(await trpcFailureStatus(quiet.trpc(team.admin.token).projects.branches.patch.mutate({ ...input, retention: { quotaCount: 0 } }))).toEqual({
+    // 0 is "no limit", even where the instance default has one.
+    const unlimited = await quiet.trpc(team.admin.token).projects.branches.patch.mutate({ ...input, retention: { quotaCount: 0 } });
+    expect(unlimited.retention.quotaCount).toBe(0);
+    expect(unlimited.retentionEffective.quotaCount).toBeNull();
+    expect(await trpcFailureStatus(quiet.trpc(team.admin.token).projects.branches.patch.mutate({ ...input, retention: { quotaCount: -1 } }))).toEqual({
       code: 'bad_param',
       httpStatus: 400,
     });

@@ -13,7 +13,10 @@ test('form values: empty inherits, numbers in range, anything else refused', () 
   expect(parseRetentionInput('  ', 'quotaTime')).toBeNull();
   expect(parseRetentionInput('7', 'quotaTime')).toBe(7 * 86_400);
   expect(parseRetentionInput('7', 'quotaCount')).toBe(7);
-  for (const bad of ['0', '-1', '1.5', 'abc', '36501']) expect(parseRetentionInput(bad, 'quotaNonCurrentTime')).toBe('invalid');
+  for (const bad of ['-1', '1.5', 'abc', '36501']) expect(parseRetentionInput(bad, 'quotaNonCurrentTime')).toBe('invalid');
+  // 0 keeps versions indefinitely, whatever the project's default.
+  expect(parseRetentionInput('0', 'quotaNonCurrentTime')).toBe(0);
+  expect(parseRetentionInput('0', 'quotaCount')).toBe(0);
   expect(parseRetentionInput('36501', 'quotaCount')).toBe(36_501);
   expect(parseRetentionInput('1000001', 'quotaCount')).toBe('invalid');
 });

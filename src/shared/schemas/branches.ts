@@ -7,13 +7,14 @@ export const createBranchInput = z.object({ title: branchTitleSchema });
 
 /**
  * Spec §3 Branch retention, in seconds for the times (the UI shows days). In a branch's `retention`,
- * null means "the project's default applies"; in `retentionEffective` (what the retention job enforces)
- * null means "no limit" (indefinitely / any number of versions).
+ * null means "the project's default applies" and 0 "no limit" (kept indefinitely / any number of
+ * versions), like the instance's QUOTA_* settings; in `retentionEffective` (what the retention job
+ * enforces) null means "no limit".
  */
 export const branchRetentionSchema = z.object({
-  quotaCount: z.number().int().min(1).max(1_000_000).nullable(),
-  quotaTime: z.number().int().min(1).max(36_500 * 86_400).nullable(),
-  quotaNonCurrentTime: z.number().int().min(1).max(36_500 * 86_400).nullable(),
+  quotaCount: z.number().int().min(0).max(1_000_000).nullable(),
+  quotaTime: z.number().int().min(0).max(36_500 * 86_400).nullable(),
+  quotaNonCurrentTime: z.number().int().min(0).max(36_500 * 86_400).nullable(),
 });
 export type BranchRetention = z.infer<typeof branchRetentionSchema>;
 

@@ -28,13 +28,14 @@ export function retentionInputValue(retention: BranchRetention, field: Retention
   return String(isTimeField(field) ? secondsToDays(value) : value);
 }
 
-/** A field's text → the API value (null = project default), or 'invalid'. */
+/** A field's text → the API value (null = project default, 0 = no limit), or 'invalid'. */
 export function parseRetentionInput(text: string, field: RetentionField): number | null | 'invalid' {
   const trimmed = text.trim();
   if (trimmed === '') return null;
   if (!/^\d+$/.test(trimmed)) return 'invalid';
   const number = Number(trimmed);
   const max = isTimeField(field) ? maxRetentionDays : maxRetentionCount;
-  if (number < 1 || number > max) return 'invalid';
+  // 0: no limit (indefinitely), even where the project's default has one.
+  if (number > max) return 'invalid';
   return isTimeField(field) ? daysToSeconds(number) : number;
 }
