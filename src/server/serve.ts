@@ -3,22 +3,20 @@ import { createApp } from './app.ts';
 import type { Deps } from './deps.ts';
 import { scheduleRetentionSweep } from './domains/projects/retention.service.ts';
 import { clientRoutes } from './http/client-assets.ts';
+import { uploadWorkerRoutes } from './http/worker-assets.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import { startJobWorker, type JobWorker } from './jobs/worker.ts';
 import { defaultPlayOrigin, playListenPort } from './play/play-origin.ts';
 import { startPlayServer } from './play/play-server.ts';
-
-/** How long a claimed job stays with its worker without a heartbeat (renewed every third of it). */
-const jobLeaseMs = 60_000;
 
 /**
  * This process's share of the job queue (JOB_WORKERS loops; none with 0, when other processes run the
  * jobs). Also makes sure the hourly retention sweep is queued: every process tries, one row results.
  */
 function startJobs(deps: Deps): { stop(): Promise<void> } {
-  const { workers, pollMs } = deps.config.jobs;
+  const { workers, pollMs, leaseMs } = deps.config.jobs;
   if (workers === 0) return { stop: async () => {} };
-  const worker: JobWorker = startJobWorker(deps, jobHandlers, { pollMs, leaseMs: jobLeaseMs, concurrency: workers });
+  const worker: JobWorker = startJobWorker(deps, jobHandlers, { pollMs, leaseMs, concurrency: workers });
   const scheduling = scheduleRetentionSweep(deps.db).catch((error) => deps.log.error('scheduling the retention sweep failed', { error: String(error) }));
   return {
     async stop() {
@@ -50,7 +48,14 @@ export function startServer(givenDeps: Deps, options: { port: number; hostname: 
       hostname: options.hostname,
       development: options.development ?? false,
       maxRequestBodySize: 1024 * 1024 * 1024,
-      routes: { ...clientRoutes(clientIndex), '/api/*': false, '/trpc/*': false, '/health': false },
+      routes: {
+        ...clientRoutes(clientIndex),
+        // The upload worker is its own bundle (worker-assets.ts): Bun's HTML bundler has no worker entries.
+        ...uploadWorkerRoutes({ development: options.development ?? false, log: (message, fields) => deps.log.error(message, fields) }),
+        '/api/*': false,
+        '/trpc/*': false,
+        '/health': false,
+      },
       fetch: app.fetch,
     });
   } catch (error) {

@@ -1,12 +1,14 @@
 /**
  * Builds dist/cartridge: one self-contained executable holding the server, the React client (bundled
- * from the HTML import in serve.ts), the SQL migrations and PGlite's wasm/data files.
+ * from the HTML import in serve.ts), the upload worker script, the SQL migrations and PGlite's wasm/data
+ * files.
  *
  *   bun src/tools/build-binary.ts [--no-bytecode] [--outfile path]
  */
 import { mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
+import { buildUploadWorker, hashedUploadWorkerPath } from '../server/http/worker-assets.ts';
 
 const root = resolve(import.meta.dir, '..', '..');
 const args = process.argv.slice(2);
@@ -34,6 +36,10 @@ for (const path of new Bun.Glob('*/*.md').scanSync({ cwd: join(root, 'docs') }))
 
 mkdirSync(dirname(outfile), { recursive: true });
 const started = performance.now();
+
+// The upload worker is its own self-contained script (worker-assets.ts): built first, embedded in the
+// server, and its hashed path (immutable caching) given to the client bundle (upload-client.ts).
+const uploadWorker = await buildUploadWorker({ production: true });
 const result = await Bun.build({
   entrypoints: [join(root, 'src', 'server', 'main.ts')],
   root,
@@ -51,6 +57,8 @@ const result = await Bun.build({
     'process.env.NODE_ENV': JSON.stringify('production'),
     CARTRIDGE_EMBEDDED_MIGRATIONS: JSON.stringify(migrations),
     CARTRIDGE_EMBEDDED_DOCS: JSON.stringify(docs),
+    CARTRIDGE_EMBEDDED_UPLOAD_WORKER: JSON.stringify(uploadWorker),
+    CARTRIDGE_UPLOAD_WORKER_URL: JSON.stringify(hashedUploadWorkerPath(uploadWorker)),
   },
   compile: {
     outfile,
@@ -73,5 +81,5 @@ const seconds = ((performance.now() - started) / 1000).toFixed(1);
 const size = statSync(outfile).size;
 console.log(
   `build-binary: ${relative(process.cwd(), outfile) || outfile} ${formatMegabytes(size)} (${size} bytes), ` +
-    `${migrations.length} migration(s), ${Object.keys(docs).length} docs page(s), bytecode ${bytecode ? 'on' : 'off'}, ${seconds} s`,
+    `${migrations.length} migration(s), ${Object.keys(docs).length} docs page(s), upload worker ${hashedUploadWorkerPath(uploadWorker)}, bytecode ${bytecode ? 'on' : 'off'}, ${seconds} s`,
 );

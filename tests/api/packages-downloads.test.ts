@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { and, eq } from 'drizzle-orm';
 import { mkdtempSync, readFileSync, rmSync, statSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeIndex, readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
+import { jobs } from '../../src/server/db/schema/index.ts';
 import { openArchiveStream } from '../../src/server/domains/packages/package-content.ts';
+import { bufferedBodyLimit } from '../../src/server/http/range.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject, makeTeam, type Team, type TestProject } from '../support/projects.ts';
-import { uploadPackage } from '../support/packages.ts';
+import { uploadPackage, waitForJob } from '../support/packages.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { trpcFailure } from '../support/trpc-failure.ts';
 import { downloadUrl, fetchBytes, publishPackages, sha256Hex, uploadTree, type TreeSpec } from './packages-downloads-support.ts';
@@ -361,6 +364,83 @@ print(len(infos), big.file_size, last.header_offset > 2**32, z.read('z.txt').dec
       expect(out.trim()).toBe(`70003 ${bigSize} True hi 0o100755`);
     } finally {
       rmSync(folder, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('prepared downloads, URL lifetime and large bodies', () => {
+  test('a job computes the ZIP CRC-32s and the torrent after finalize, before any download', async () => {
+    const pkg = await uploadPackage(server, team.owner, team.project.id, { 'a.bin': big, 'b.txt': 'prepared\n' });
+    const [job] = await server.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'package_prepare'), eq(jobs.dedupeKey, `package:${pkg.id}`)));
+    expect(job).toBeDefined();
+    const done = await waitForJob(server, job!.id);
+    expect(done.status).toBe('succeeded');
+    expect(done.output).toEqual({ prepared: true });
+    expect(await server.deps.storage.stat(`packages/${pkg.id}/zip-crc`)).toBeDefined();
+    expect(await server.deps.storage.stat(`packages/${pkg.id}/torrent`)).toBeDefined();
+  });
+
+  test('DOWNLOAD_URL_MINUTES sets how long download URLs work', async () => {
+    const other = await startTestServer({ DOWNLOAD_URL_MINUTES: '5' });
+    try {
+      const owner = await registerUser(other);
+      const project = await createProject(other, owner);
+      const pkg = await uploadPackage(other, owner, project.id, { 'a.txt': 'short-lived\n' });
+      const url = await downloadUrl(other, `/api/projects/${project.id}/packages/${pkg.id}/download`, owner.token);
+      const expires = Number(new URL(url).pathname.split('/')[5]);
+      expect(expires * 1000 - Date.now()).toBeGreaterThan(4 * 60 * 1000);
+      expect(expires * 1000 - Date.now()).toBeLessThanOrEqual(5 * 60 * 1000);
+      expect((await fetchBytes(url)).status).toBe(200);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  test('a ZIP over the buffered limit arrives whole; ranges up to the limit carry their Content-Length', async () => {
+    const size = bufferedBodyLimit + 3 * 1024 * 1024 + 17;
+    const content = new Uint8Array(size);
+    for (let offset = 0; offset < size; offset += 65536) crypto.getRandomValues(content.subarray(offset, Math.min(size, offset + 65536)));
+    const pkg = await uploadPackage(server, team.owner, team.project.id, { 'big.bin': content }, { compression: 1 });
+    const url = await downloadUrl(server, `/api/projects/${team.project.id}/packages/${pkg.id}/download?filter=zip`, team.owner.token);
+    const head = await fetch(url, { method: 'HEAD' });
+    const zipSize = Number(head.headers.get('content-length'));
+    expect(zipSize).toBeGreaterThan(size);
+    const whole = await fetchBytes(url);
+    expect(whole.status).toBe(200);
+    expect(whole.bytes.length).toBe(zipSize);
+    const headerSize = 30 + 'big.bin'.length; // the local header of the only entry
+    expect(sha256Hex(whole.bytes.subarray(headerSize, headerSize + size))).toBe(sha256Hex(content));
+    const piece = await fetch(url, { headers: { range: `bytes=1000-${1000 + bufferedBodyLimit - 1}` } });
+    expect(piece.status).toBe(206);
+    expect(piece.headers.get('content-length')).toBe(String(bufferedBodyLimit));
+    expect(Buffer.from(await piece.arrayBuffer()).equals(Buffer.from(whole.bytes.subarray(1000, 1000 + bufferedBodyLimit)))).toBe(true);
+  });
+
+  test('Bun.serve still drops the Content-Length of stream bodies (when this fails, drop bufferedBodyLimit in range.ts)', async () => {
+    const bytes = new Uint8Array(64 * 1024).fill(1);
+    const probe = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => {
+        // Pull-driven like readVirtualRange (a Blob's own stream is sent as the blob, with its length).
+        let sent = false;
+        const stream = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await Bun.sleep(1);
+            if (sent) return controller.close();
+            sent = true;
+            controller.enqueue(bytes);
+          },
+        });
+        return new Response(stream, { headers: { 'content-length': String(bytes.length) } });
+      },
+    });
+    try {
+      const response = await fetch(`http://127.0.0.1:${probe.port}/`);
+      expect((await response.arrayBuffer()).byteLength).toBe(bytes.length);
+      expect(response.headers.get('content-length')).toBeNull();
+    } finally {
+      await probe.stop(true);
     }
   });
 });

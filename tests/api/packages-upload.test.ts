@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
-import { openArchiveStream } from '../../src/server/domains/packages/package-content.ts';
+import { and, eq } from 'drizzle-orm';
+import { addFile, bytesSource, concatBytes, createTree, listUniqueChunks, packArchive, readAllFiles, readArchive, toHex } from '../../src/shared/archive/index.ts';
+import { jobs } from '../../src/server/db/schema/index.ts';
+import { openArchiveStream, readPackageIndex } from '../../src/server/domains/packages/package-content.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
-import { createPackageRecord, packFiles, putPart, sha1Hex, splitParts, uploadPackage } from '../support/packages.ts';
+import { createPackageRecord, packFiles, putPart, sha1Hex, splitParts, uploadPackage, waitForJob } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -136,5 +138,73 @@ describe('part upload and finalize', () => {
     expect(pkg.status).toBe('ready');
     expect(pkg.storedSize!).toBeLessThan(text.length);
     expect(new TextDecoder().decode((await readBack(pkg.id)).get('a.txt'))).toBe(text);
+  });
+});
+
+describe('chunk store keys', () => {
+  /** Packs at a chosen zstd level, as a client with its own settings would. */
+  async function packAtLevel(files: Record<string, string>, level: number): Promise<Uint8Array> {
+    const tree = createTree();
+    for (const [path, content] of Object.entries(files)) addFile(tree, path, bytesSource(new TextEncoder().encode(content)));
+    const packed = packArchive(tree, { compression: 1, level });
+    const bytes = concatBytes(await Array.fromAsync(packed.stream as unknown as AsyncIterable<Uint8Array>));
+    await packed.done;
+    return bytes;
+  }
+
+  async function uploadArchive(archive: Uint8Array): Promise<string> {
+    const created = await createPackageRecord(server, owner, project.id, { size: archive.length, tags: [] });
+    const parts = splitParts(archive, partSize);
+    const descriptors = await Promise.all(parts.map(async (bytes, i) => (await putPart(created.uploadInfo, i, bytes)).json()));
+    const response = await finalize(created.id, { token: created.uploadInfo.token, parts: descriptors });
+    expect(response.status).toBe(200);
+    return created.id;
+  }
+
+  async function servedArchive(packageId: string): Promise<Uint8Array> {
+    const { url } = (await (await server.fetch(`/api/projects/${project.id}/packages/${packageId}/download`, { token: owner.token })).json()) as { url: string };
+    const response = await fetch(url);
+    expect(response.status).toBe(200);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  const zstdSizes = async (packageId: string) => new Map(listUniqueChunks(await readPackageIndex(server.deps, packageId)).map((chunk) => [toHex(chunk.hash), chunk.compressedSize]));
+
+  test('the same content packed at zstd levels 1 and 19 downloads byte-identical to each upload; deleting one keeps the other whole', async () => {
+    // Text of many distinct words: compressible, and zstd 19 finds more than zstd 1.
+    let words = '';
+    for (let i = 0; words.length < 400_000; i++) words += `${((i * 2654435761) >>> 0).toString(36)} ${i % 7 === 0 ? '\n' : ''}`;
+    const files = { 'story.txt': words, 'notes/readme.txt': words.slice(0, 90_000).toUpperCase() };
+    const fast = await packAtLevel(files, 1);
+    const strong = await packAtLevel(files, 19);
+    expect(Buffer.from(fast).equals(Buffer.from(strong))).toBe(false);
+
+    const fastId = await uploadArchive(fast);
+    const strongId = await uploadArchive(strong);
+    const fastSizes = await zstdSizes(fastId);
+    const strongSizes = await zstdSizes(strongId);
+    expect([...fastSizes.keys()].sort()).toEqual([...strongSizes.keys()].sort());
+    const differing = [...fastSizes].filter(([hash, size]) => strongSizes.get(hash) !== size);
+    expect(differing.length).toBeGreaterThan(0);
+    for (const [hash, size] of fastSizes) {
+      expect(await server.deps.storage.stat(`chunks/zstd/${hash}-${size}`)).toBeDefined();
+      expect(await server.deps.storage.stat(`chunks/zstd/${hash}-${strongSizes.get(hash)}`)).toBeDefined();
+    }
+
+    expect(Buffer.from(await servedArchive(fastId)).equals(Buffer.from(fast))).toBe(true);
+    expect(Buffer.from(await servedArchive(strongId)).equals(Buffer.from(strong))).toBe(true);
+    const space = (await (await server.fetch(`/api/projects/${project.id}/packages/${fastId}/space`, { token: owner.token })).json()) as { storedSize: number; exclusiveSize: number };
+    // Chunks whose frames differ are not shared: deleting this package alone frees them.
+    expect(space.exclusiveSize).toBe(differing.reduce((sum, [hash]) => sum + fastSizes.get(hash)!, 0));
+
+    const deleted = await server.fetch(`/api/projects/${project.id}/packages/${fastId}`, { method: 'DELETE', token: owner.token });
+    expect(deleted.status).toBe(200);
+    const [gc] = await server.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'chunk_gc'), eq(jobs.dedupeKey, `package:${fastId}`)));
+    expect((await waitForJob(server, gc!.id)).status).toBe('succeeded');
+    for (const [hash, size] of differing) {
+      expect(await server.deps.storage.stat(`chunks/zstd/${hash}-${size}`)).toBeUndefined();
+      expect(await server.deps.storage.stat(`chunks/zstd/${hash}-${strongSizes.get(hash)}`)).toBeDefined();
+    }
+    expect(Buffer.from(await servedArchive(strongId)).equals(Buffer.from(strong))).toBe(true);
   });
 });

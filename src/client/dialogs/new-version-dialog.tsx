@@ -7,20 +7,21 @@ import { version_packages_label } from '../paraglide/messages/version_packages_l
 import { version_packages_later } from '../paraglide/messages/version_packages_later.js';
 import { version_title_label } from '../paraglide/messages/version_title_label.js';
 import { version_title_taken } from '../paraglide/messages/version_title_taken.js';
+import { upload_waiting } from '../paraglide/messages/upload_waiting.js';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { dialog_cancel, dialog_error_message, dialog_required, version_description_label, version_packages_label, version_packages_later, version_title_label, version_title_taken };
+const m = { dialog_cancel, dialog_error_message, dialog_required, version_description_label, version_packages_label, version_packages_later, version_title_label, version_title_taken, upload_waiting };
 
 export type VersionFormValues = { title: string; description: string; packages: string[] };
 
 /**
- * SEAM (issue 6): the package picker. Until uploads exist, the dialog only says that packages come
- * with uploads and submits an empty list.
+ * The package picker (src/client/upload/version-packages.tsx): reports the chosen package ids and
+ * whether an upload is still running; without one the dialog says packages come later.
  */
-export type PackagesPicker = (props: { value: string[]; onChange: (packages: string[]) => void }) => ReactNode;
+export type PackagesPicker = (props: { value: string[]; onChange: (packages: string[], pending: boolean) => void }) => ReactNode;
 
 export type VersionFormDialogProps = {
   title: string;
@@ -41,6 +42,8 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
   const [title, setTitle] = useState(props.initial.title);
   const [description, setDescription] = useState(props.initial.description);
   const [packages, setPackages] = useState<string[]>([]);
+  const [pending, setPending] = useState(false);
+  const [pendingShown, setPendingShown] = useState(false);
   const [titleProblem, setTitleProblem] = useState<string | undefined>();
   const [failure, setFailure] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
@@ -48,6 +51,11 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
+    // Spec §4: a new version needs every package existing or uploaded first.
+    if (pending) {
+      setPendingShown(true);
+      return;
+    }
     if (title.trim() === '') {
       setTitleProblem(m.dialog_required());
       return;
@@ -100,8 +108,22 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
             <span id={ids.packages} className="version_form_label">
               {m.version_packages_label()}
             </span>
-            {Picker ? <Picker value={packages} onChange={setPackages} /> : <p className="field_hint">{m.version_packages_later()}</p>}
+            {Picker ? (
+              <Picker
+                value={packages}
+                onChange={(next, stillPending) => {
+                  setPackages(next);
+                  setPending(stillPending);
+                  if (!stillPending) setPendingShown(false);
+                }}
+              />
+            ) :  <p className="field_hint">{m.version_packages_later()}</p>}
           </div>
+        ) : null}
+        {pending ? (
+          <p className={pendingShown ? 'form_problem' : 'field_hint'} role={pendingShown ? 'alert' : undefined}>
+            {m.upload_waiting()}
+          </p>
         ) : null}
         {failure ? (
           <p className="form_problem" role="alert">
@@ -112,7 +134,7 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
           <button type="button" className="button" onClick={() => props.onClose(false)}>
             {m.dialog_cancel()}
           </button>
-          <button type="submit" className="button button_primary" aria-disabled={busy ? true : undefined}>
+          <button type="submit" className="button button_primary" aria-disabled={busy || pending ? true : undefined}>
             {props.confirmLabel}
           </button>
         </div>

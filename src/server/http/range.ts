@@ -30,12 +30,27 @@ export function parseRange(header: string | null, size: number): RangeRequest {
 }
 
 /**
- * Bun.serve (1.4.5) drops a handler's Content-Length on every stream body and sends it chunked
- * (oven-sh/bun#10507). Clients that need the length, such as aria2c's web-seed downloader (it fails
- * with "Size mismatch") and browsers' progress bars, then get none. Bodies up to this size, which
- * covers a BitTorrent piece (pieceLengthFor caps them at 16 MiB) and most ranged requests, are
- * therefore collected first and sent with their length; larger ones stream chunked (memory stays
- * flat) until Bun honours the header.
+ * STACK NOTE, Bun 1.4.5 (oven-sh/bun#10507, open; fixes #27262 and #35682 closed unmerged): Bun.serve
+ * removes a handler's Content-Length from every ReadableStream body and sends it chunked. Measured on
+ * raw Bun.serve, without Elysia (so Elysia's response mapping is not the cause), for bodies of 8, 15,
+ * 16, 17 and 40 MiB: default pull streams, `type: 'bytes'` streams, `type: 'direct'` streams and async
+ * generators all went out chunked without the header. The only bodies that keep a length are in-memory
+ * ones (Blob, bytes: the length is the buffer's) and a regular Bun.file (sendfile; the length is its
+ * stat size when sending starts: a file still being written is cut short there, and a FIFO is sent
+ * chunked). node:http's createServer inside Bun does honour the header (40 MiB streamed with its
+ * Content-Length), but it cannot share the one port with Bun.serve (which the HTML bundle routes need).
+ *
+ * Without a length, aria2c's web seed (it asks a single-file torrent's web seed for bytes=0-{size-1}
+ * first) fails with "Size mismatch Expected:<size> Actual:0", also when the 206 carries Content-Range,
+ * and a 206 cut shorter than asked (with its own Content-Length) is refused too; browsers show no
+ * progress total. So bodies up to this size, which covers a BitTorrent piece (pieceLengthFor caps
+ * them at 16 MiB) and most ranged requests, are collected first and sent with their length; larger
+ * ones stream chunked (memory stays flat). Consequence until Bun honours the header: aria2c cannot use
+ * the web seed of a ZIP over 16 MiB. The alternative, spooling a large body to a temporary file and
+ * sending it with Bun.file, keeps memory flat and the length right, but delays the first byte by a
+ * full generation of the range and writes it to disk for every request (each web-seed connection
+ * asks from its offset to the end). tests/api/packages-downloads.test.ts checks the Bun behaviour:
+ * when that check fails, Bun honours the header and this limit can go.
  */
 export const bufferedBodyLimit = 16 * 1024 * 1024;
 

@@ -2,6 +2,7 @@ import type { Deps } from '../deps.ts';
 import { applyRetention, enqueueRetentionForAllProjects, scheduleRetentionSweep } from '../domains/projects/retention.service.ts';
 import { collectPackageBlobs } from '../domains/packages/chunk-gc.service.ts';
 import { runResolve } from '../domains/packages/resolve.service.ts';
+import { preparePackageDownloads } from '../domains/packages/downloads-prepare.ts';
 import type { JobKind, JobKinds } from './kinds.ts';
 import { deleteFinishedJobs, type Job } from './queue.ts';
 import type { JobContext } from './worker.ts';
@@ -18,6 +19,8 @@ export const jobHandlers: { [K in JobKind]: JobHandler<K> } = {
   resolve: (deps, job) => runResolve(deps, job.payload.packageId),
 
   chunk_gc: (deps, job) => collectPackageBlobs(deps, job.payload),
+
+  package_prepare: (deps, job) => preparePackageDownloads(deps, job.payload.packageId),
 
   retention_sweep: async (deps) => {
     // Queue the next sweep first, so a failure below cannot end the hourly chain. While this job runs it

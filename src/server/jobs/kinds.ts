@@ -17,6 +17,8 @@ export type JobKinds = {
   resolve: { payload: { packageId: string }; output: { package: string } };
   /** Deletes a deleted package's index, upload parts and chunk blobs no other package uses (chunk-gc.service). */
   chunk_gc: { payload: ChunkCollectionPayload; output: { deletedChunks: number } };
+  /** Computes a ready package's ZIP CRC-32s and torrent ahead of the first download (packages downloads-prepare). */
+  package_prepare: { payload: { packageId: string }; output: { prepared: boolean } };
   retention_sweep: { payload: Record<string, never>; output: { projects: number; jobsForgotten: number } };
 };
 

@@ -81,7 +81,7 @@ export function streamFileRange(deps: Pick<Deps, 'storage'>, compression: Compre
           if (chunkStart >= end) break;
           continue;
         }
-        const key = chunkKey(compression, toHex(chunk.hash));
+        const key = chunkKey(compression, toHex(chunk.hash), chunk.compressedSize);
         let bytes: Uint8Array;
         if (chunk.compressedSize < chunk.size) {
           const raw = await adapters.zstdDecompress(await readAll(await deps.storage.get(key)), chunk.size);

@@ -61,3 +61,4 @@ export { packArchive, type PackedArchive, type PackResult } from './writer.ts';
 export { readArchive, readArchiveFromUrl, type ArchiveReadResult, type ReadChunk, type ReadOptions } from './reader.ts';
 export { readAllFiles } from './files.ts';
 export { bytesSource, generatedSource } from './sources.ts';
+export { archiveSize, type ArchiveSize } from './size.ts';

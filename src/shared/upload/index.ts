@@ -3,4 +3,4 @@ export { responseError, TriedFewTimesError, UploadRequestError } from './errors.
 export { blobPartSource, countParts, missingParts, partRange, splitStream, type PartDescriptor, type PartSource } from './parts.ts';
 export { sleep, withRetries, type RetryOptions } from './retry.ts';
 export { sha1Hex } from './sha1.ts';
-export { partUrl, uploadParts, type UploadPartsOptions, type UploadPartsResult, type UploadTarget } from './uploader.ts';
+export { partUrl, sendPart, uploadParts, type SendPartOptions, type UploadPartsOptions, type UploadPartsResult, type UploadTarget } from './uploader.ts';

@@ -46,6 +46,41 @@ async function putPart(doFetch: typeof fetch, url: string, bytes: Uint8Array, si
   return (await response.json()) as PartDescriptor;
 }
 
+export type SendPartOptions = {
+  target: UploadTarget;
+  part: number;
+  bytes: Uint8Array;
+  /** SHA-1 hex of `bytes`, computed by the caller (a hashing stage may run elsewhere). */
+  hash: string;
+  tries?: number;
+  retryDelayMs?: number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  fetch?: typeof fetch;
+  signal?: AbortSignal;
+  /** Told before each pause between tries. */
+  onRetry?: (failedTry: number, error: UploadRequestError) => void;
+};
+
+/**
+ * PUTs one hashed part, tried up to 3 times 5 s apart (spec §9), and checks the server acknowledged
+ * exactly it. The building block of uploadParts and of streamed uploads that cut parts while packing.
+ */
+export async function sendPart(options: SendPartOptions): Promise<PartDescriptor> {
+  const { part, bytes, hash, signal } = options;
+  const doFetch = options.fetch ?? fetch;
+  const descriptor = await withRetries(() => putPart(doFetch, partUrl(options.target, part, hash), bytes, signal), {
+    tries: options.tries ?? UPLOAD_TRIES,
+    delayMs: options.retryDelayMs ?? UPLOAD_RETRY_DELAY_MS,
+    sleep: options.sleep,
+    signal,
+    onRetry: options.onRetry,
+  });
+  if (descriptor.part !== part || descriptor.hash !== hash || descriptor.size !== bytes.length) {
+    throw new UploadRequestError(`part upload: the server acknowledged part ${part} with another hash or size`, 200, undefined, false);
+  }
+  return descriptor;
+}
+
 /**
  * Uploads the parts of `source` that are not acknowledged yet, `concurrency` at a time (spec §9: 2),
  * each hashed with SHA-1 and tried up to 3 times 5 s apart. Resolves with every descriptor in part
@@ -65,16 +100,7 @@ export async function uploadParts(options: UploadPartsOptions): Promise<UploadPa
     const { start, end } = partRange(part, source.size, target.partSize);
     const bytes = await source.read(start, end);
     const hash = await sha1Hex(bytes);
-    const descriptor = await withRetries(() => putPart(doFetch, partUrl(target, part, hash), bytes, signal), {
-      tries: options.tries ?? UPLOAD_TRIES,
-      delayMs: options.retryDelayMs ?? UPLOAD_RETRY_DELAY_MS,
-      sleep: options.sleep,
-      signal,
-      onRetry: (failedTry, error) => options.onRetry?.(part, failedTry, error),
-    });
-    if (descriptor.part !== part || descriptor.hash !== hash || descriptor.size !== bytes.length) {
-      throw new UploadRequestError(`part upload: the server acknowledged part ${part} with another hash or size`, 200, undefined, false);
-    }
+    const descriptor = await sendPart({ ...options, fetch: doFetch, signal, part, bytes, hash, onRetry: (failedTry, error) => options.onRetry?.(part, failedTry, error) });
     byPart.set(part, descriptor);
     sentBytes += bytes.length;
     sentParts += 1;

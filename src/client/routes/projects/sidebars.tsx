@@ -3,15 +3,16 @@ import { Link } from 'wouter';
 import { project_sidebar_branches } from '../../paraglide/messages/project_sidebar_branches.js';
 import { project_sidebar_empty } from '../../paraglide/messages/project_sidebar_empty.js';
 import { project_sidebar_versions } from '../../paraglide/messages/project_sidebar_versions.js';
+import { package_page_sidebar } from '../../paraglide/messages/package_page_sidebar.js';
 import { projects_title } from '../../paraglide/messages/projects_title.js';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';
 import { trpc } from '../../lib/trpc.ts';
-import { branchHref, projectHref, versionHref } from './links.ts';
+import { branchHref, packageHref, projectHref, versionHref } from './links.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { project_sidebar_branches, project_sidebar_empty, project_sidebar_versions, projects_title };
+const m = { package_page_sidebar, project_sidebar_branches, project_sidebar_empty, project_sidebar_versions, projects_title };
 
 type SidebarItem = { id: string; title: string; href: string };
 
@@ -60,4 +61,14 @@ export function VersionsSidebar({ projectId, currentVersionId }: { projectId: st
   const query = trpc.projects.versions.list.useQuery({ project: projectId });
   const items = query.data?.map((version) => ({ id: version.id, title: version.title, href: versionHref(projectId, version.id) }));
   return <SidebarList label={m.project_sidebar_versions()} items={items} currentId={currentVersionId} query={query} />;
+}
+
+/** Sibling packages: of the version when the page was reached through one, else of the project. */
+export function PackagesSidebar({ projectId, versionId, branchId, currentPackageId }: { projectId: string; versionId?: string; branchId?: string; currentPackageId?: string }) {
+  const ofVersion = trpc.packages.ofVersion.useQuery({ project: projectId, version: versionId ?? '' }, { enabled: versionId !== undefined });
+  const ofProject = trpc.packages.list.useQuery({ project: projectId }, { enabled: versionId === undefined });
+  const query = versionId !== undefined ? ofVersion : ofProject;
+  const via = { version: versionId, branch: branchId };
+  const items = query.data?.map((item) => ({ id: item.id, title: item.title, href: packageHref(projectId, item.id, via) }));
+  return <SidebarList label={m.package_page_sidebar()} items={items} currentId={currentPackageId} query={query} />;
 }

@@ -2,21 +2,21 @@ import { store_branch_published } from '../../paraglide/messages/store_branch_pu
 import { store_branch_version } from '../../paraglide/messages/store_branch_version.js';
 import { store_branches_empty } from '../../paraglide/messages/store_branches_empty.js';
 import { store_branches_heading } from '../../paraglide/messages/store_branches_heading.js';
-import { store_packages_empty } from '../../paraglide/messages/store_packages_empty.js';
 import { store_packages_heading } from '../../paraglide/messages/store_packages_heading.js';
 import { EmptyState } from '../../components/states.tsx';
 import { useLanguage } from '../../lib/i18n/react.tsx';
 import { formatDateTime } from '../../../shared/format/date.ts';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
+import { StorePackages } from './store-packages.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { store_branch_published, store_branch_version, store_branches_empty, store_branches_heading, store_packages_empty, store_packages_heading };
+const m = { store_branch_published, store_branch_version, store_branches_empty, store_branches_heading, store_packages_heading };
 
 type StoreBranch = StoreProject['branches'][number];
 
 /** Each public branch with its current version (the server sorts them with a collator). */
-export function StoreBranches({ branches }: { branches: StoreBranch[] }) {
+export function StoreBranches({ projectId, branches }: { projectId: string; branches: StoreBranch[] }) {
   return (
     <section className="section store_branches" aria-labelledby="store-branches">
       <h2 id="store-branches">{m.store_branches_heading()}</h2>
@@ -26,7 +26,7 @@ export function StoreBranches({ branches }: { branches: StoreBranch[] }) {
         <ul className="store_branch_list">
           {branches.map((branch) => (
             <li key={branch.id} className="card store_branch" data-branch-id={branch.id}>
-              <StoreBranchCard branch={branch} />
+              <StoreBranchCard projectId={projectId} branch={branch} />
             </li>
           ))}
         </ul>
@@ -35,7 +35,7 @@ export function StoreBranches({ branches }: { branches: StoreBranch[] }) {
   );
 }
 
-function StoreBranchCard({ branch }: { branch: StoreBranch }) {
+function StoreBranchCard({ projectId, branch }: { projectId: string; branch: StoreBranch }) {
   const { language } = useLanguage();
   const headingId = `store-branch-${branch.id}`;
   return (
@@ -49,24 +49,7 @@ function StoreBranchCard({ branch }: { branch: StoreBranch }) {
       </p>
       {branch.versionDescription ? <p className="store_version_description">{branch.versionDescription}</p> : null}
       <h4 className="store_packages_heading">{m.store_packages_heading()}</h4>
-      <StorePackages packages={branch.packages} />
+      <StorePackages projectId={projectId} branchId={branch.id} packages={branch.packages} />
     </article>
-  );
-}
-
-/**
- * SEAM (issue 6): packages carry only their id until the packages table lands; then this list shows
- * titles, tags, sizes and the download, play and install actions.
- */
-function StorePackages({ packages }: { packages: StoreBranch['packages'] }) {
-  if (packages.length === 0) return <EmptyState>{m.store_packages_empty()}</EmptyState>;
-  return (
-    <ul className="store_packages">
-      {packages.map((item) => (
-        <li key={item.id} className="store_package">
-          <code>{item.id}</code>
-        </li>
-      ))}
-    </ul>
   );
 }

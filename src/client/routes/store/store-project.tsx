@@ -46,7 +46,7 @@ export default function StoreProjectPage({ params }: ViewProps) {
       <ThirdPartyNotice />
       <StoreOwner owner={project.owner} />
       <StoreDescription description={project.description} />
-      <StoreBranches branches={project.branches} />
+      <StoreBranches projectId={project.id} branches={project.branches} />
     </Page>
   );
 }

@@ -1,10 +1,10 @@
-import { inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { decodeIndex, listUniqueChunks, toHex } from '../../../shared/archive/index.ts';
 import type { Executor } from '../../db/client.ts';
-import { packageChunks } from '../../db/schema/index.ts';
+import { packageChunks, packages } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import { chunkKey, indexKey, uploadPrefix } from './blob-keys.ts';
+import { chunkIdentity, chunkKey, indexKey, uploadPrefix } from './blob-keys.ts';
 
 /**
  * Chunk garbage collection. Deleting a package removes its rows at once (package_chunks cascade) and
@@ -33,23 +33,32 @@ export async function lockChunkStoreShared(db: Executor): Promise<void> {
 
 const batchSize = 500;
 
+/**
+ * A chunk blob is in use while a package of the same compression lists the chunk; for zstd, with the
+ * same stored size too (blob-keys.ts: one zstd blob per hash and size).
+ */
 export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPayload): Promise<{ deletedChunks: number }> {
-  let hashes: string[] = [];
+  let chunks: { hash: string; compressedSize: number }[] = [];
   const index = await deps.storage.stat(indexKey(payload.packageId));
   if (index) {
     const bytes = new Uint8Array(await new Response(await deps.storage.get(indexKey(payload.packageId))).arrayBuffer());
-    hashes = listUniqueChunks(decodeIndex(bytes)).map((chunk) => toHex(chunk.hash));
+    chunks = listUniqueChunks(decodeIndex(bytes)).map((chunk) => ({ hash: toHex(chunk.hash), compressedSize: chunk.compressedSize }));
   }
+  const { compression } = payload;
   let deletedChunks = 0;
-  for (let start = 0; start < hashes.length; start += batchSize) {
-    const batch = hashes.slice(start, start + batchSize);
+  for (let start = 0; start < chunks.length; start += batchSize) {
+    const batch = chunks.slice(start, start + batchSize);
     deletedChunks += await deps.db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(${chunkStoreLock})`);
-      const used = await tx.selectDistinct({ hash: packageChunks.hash }).from(packageChunks).where(inArray(packageChunks.hash, batch));
-      const usedSet = new Set(used.map((row) => row.hash));
-      const unused = batch.filter((hash) => !usedSet.has(hash));
+      const used = await tx
+        .selectDistinct({ hash: packageChunks.hash, compressedSize: packageChunks.compressedSize })
+        .from(packageChunks)
+        .innerJoin(packages, and(eq(packages.id, packageChunks.packageId), eq(packages.compression, compression)))
+        .where(inArray(packageChunks.hash, [...new Set(batch.map((chunk) => chunk.hash))]));
+      const usedSet = new Set(used.map((row) => chunkIdentity(compression, row.hash, row.compressedSize)));
+      const unused = batch.filter((chunk) => !usedSet.has(chunkIdentity(compression, chunk.hash, chunk.compressedSize)));
       // Deleted while holding the lock, so no finalize can verify a blob that is about to vanish.
-      await Promise.all(unused.map((hash) => deps.storage.delete(chunkKey(payload.compression, hash))));
+      await Promise.all(unused.map((chunk) => deps.storage.delete(chunkKey(compression, chunk.hash, chunk.compressedSize))));
       return unused.length;
     });
   }

@@ -72,7 +72,7 @@ export function downloadsRoutes(deps: Deps) {
     .get(
       '/projects/:project/packages/:package/download',
       ({ actor, params, query, request }) => getDownloadUrl(deps, actor, params.project, params.package, query.filter, appUrlOf(deps, request)),
-      { params: packageParams, query: downloadQuery, response: downloadUrlSchema, detail: { summary: 'A signed URL (1 hour) of the archive, its index (filter=index) or a ZIP (filter=zip)' } },
+      { params: packageParams, query: downloadQuery, response: downloadUrlSchema, detail: { summary: 'A signed URL (DOWNLOAD_URL_MINUTES, default 60) of the archive, its index (filter=index) or a ZIP (filter=zip)' } },
     )
     .get(
       '/projects/:project/packages/:package/torrent',

@@ -2,15 +2,15 @@ import type { DownloadFilter, DownloadUrl, TorrentFile } from '../../../shared/s
 import type { Deps } from '../../deps.ts';
 import type { Actor } from '../auth/actor.ts';
 import { downloadFileName, getDownloadablePackage, getStorePackage, type DownloadablePackage } from './downloads-access.ts';
-import { downloadUrlSeconds, signedFileUrl, type DownloadKind } from './signed-url.ts';
+import { signedFileUrl, type DownloadKind } from './signed-url.ts';
 import { buildTorrent } from './torrent.ts';
 
 function urlFor(deps: Deps, item: DownloadablePackage, filter: DownloadFilter | undefined, appUrl: string): DownloadUrl {
   const kind: DownloadKind = filter ?? 'archive';
-  return { url: signedFileUrl(appUrl, deps.config.secretKey, item.row.id, kind, downloadFileName(item, kind), downloadUrlSeconds) };
+  return { url: signedFileUrl(appUrl, deps.config.secretKey, item.row.id, kind, downloadFileName(item, kind), deps.config.downloads.urlSeconds) };
 }
 
-/** GET .../packages/{id}/download: anyone who may see the ready package gets a URL valid for an hour. */
+/** GET .../packages/{id}/download: anyone who may see the ready package gets a URL valid DOWNLOAD_URL_MINUTES. */
 export async function getDownloadUrl(deps: Deps, actor: Actor, projectId: string, packageId: string, filter: DownloadFilter | undefined, appUrl: string): Promise<DownloadUrl> {
   return urlFor(deps, await getDownloadablePackage(deps, actor, projectId, packageId), filter, appUrl);
 }

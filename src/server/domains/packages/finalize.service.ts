@@ -8,6 +8,7 @@ import { AppError } from '../../errors.ts';
 import type { BlobStore } from '../../storage/index.ts';
 import { chunkKey, indexKey, partKey } from './blob-keys.ts';
 import { lockChunkStoreShared } from './chunk-gc.service.ts';
+import { enqueuePackagePrepare } from './downloads-prepare.ts';
 import { describePackage } from './package-json.ts';
 import { findPackageRow, type PackageRow } from './package-rows.ts';
 import { streamParts } from './part-stream.ts';
@@ -82,7 +83,7 @@ async function storeChunks(storage: BlobStore, compression: CompressionAlgorithm
   }
   await eachLimited(rows(), 8, async (chunk) => {
     const hash = toHex(chunk.hash);
-    const key = chunkKey(compression, hash);
+    const key = chunkKey(compression, hash, chunk.compressedSize);
     // A copy: the reader's bytes may be a view into a stream piece, and the write outlives this step.
     const bytes = chunk.storedBytes.slice();
     if (!(await storage.stat(key))) await storage.put(key, bytes);
@@ -92,9 +93,9 @@ async function storeChunks(storage: BlobStore, compression: CompressionAlgorithm
 }
 
 /** Every chunk blob must exist at commit time (the chunk collector may have taken one meanwhile). */
-async function requireChunkBlobs(storage: BlobStore, compression: CompressionAlgorithm, hashes: Iterable<string>): Promise<void> {
-  await eachLimited(hashes, 16, async (hash) => {
-    if (!(await storage.stat(chunkKey(compression, hash)))) {
+async function requireChunkBlobs(storage: BlobStore, compression: CompressionAlgorithm, chunks: Iterable<ChunkRow>): Promise<void> {
+  await eachLimited(chunks, 16, async (chunk) => {
+    if (!(await storage.stat(chunkKey(compression, chunk.hash, chunk.compressedSize)))) {
       throw new AppError('unexpected_error', 'A chunk was collected while finalizing: finalize again');
     }
   });
@@ -159,7 +160,7 @@ export async function finalizePackage(deps: Deps, projectId: string, packageId: 
     const current = await findPackageRow(tx, packageId, { lock: true });
     if (!current) throw new AppError('not_found', 'package not found');
     if (current.status !== 'uploading') return finishedAlready(current, parts);
-    await requireChunkBlobs(deps.storage, compression, own.map((chunk) => chunk.hash));
+    await requireChunkBlobs(deps.storage, compression, own);
     await insertPackageChunks(tx, packageId, own);
     const [updated] = await tx
       .update(packages)
@@ -178,8 +179,10 @@ export async function finalizePackage(deps: Deps, projectId: string, packageId: 
       .returning({ id: packages.id });
     if (!updated) throw new AppError('already_finalized', 'The package is already finalized');
     await tx.delete(uploadParts).where(eq(uploadParts.packageId, packageId));
+    if (!isPatch) await enqueuePackagePrepare(tx, projectId, packageId);
     return describePackage((await findPackageRow(tx, packageId))!);
   });
+  deps.jobSignal.notify();
   await Promise.all(parts.map((part) => deps.storage.delete(partKey(packageId, part.part)).catch(() => undefined)));
   return finished;
 }

@@ -33,9 +33,11 @@ export async function readPackageIndexBytes(deps: Pick<Deps, 'storage'>, package
   return readBlob(deps, indexKey(packageId));
 }
 
-/** A chunk's stored bytes (zstd frame or raw, as in an archive of that compression). */
-export async function loadStoredChunk(deps: Pick<Deps, 'storage'>, compression: CompressionAlgorithm, hashHex: string): Promise<Uint8Array> {
-  return readBlob(deps, chunkKey(compression, hashHex));
+/** A chunk's stored bytes (zstd frame or raw, as in an archive of that compression), of exactly compressedSize bytes. */
+export async function loadStoredChunk(deps: Pick<Deps, 'storage'>, compression: CompressionAlgorithm, hashHex: string, compressedSize: number): Promise<Uint8Array> {
+  const bytes = await readBlob(deps, chunkKey(compression, hashHex, compressedSize));
+  if (bytes.byteLength !== compressedSize) throw new Error(`chunk ${hashHex} holds ${bytes.byteLength} bytes, its index says ${compressedSize}`);
+  return bytes;
 }
 
 /**
@@ -44,7 +46,7 @@ export async function loadStoredChunk(deps: Pick<Deps, 'storage'>, compression: 
  */
 export async function openArchiveStream(deps: Pick<Deps, 'storage'>, packageId: string): Promise<ReadableStream<Uint8Array>> {
   const index = await readPackageIndex(deps, packageId);
-  const packed = packArchive(index, { loadChunk: (chunk) => loadStoredChunk(deps, index.compression, toHex(chunk.hash)) });
+  const packed = packArchive(index, { loadChunk: (chunk) => loadStoredChunk(deps, index.compression, toHex(chunk.hash), chunk.compressedSize) });
   packed.done.catch(() => undefined);
   return packed.stream;
 }

@@ -10,6 +10,7 @@ import type { Actor } from '../auth/actor.ts';
 import { loadProjectAccess, requireAction } from '../projects/access.ts';
 import { chunkKey } from './blob-keys.ts';
 import { lockChunkStoreShared } from './chunk-gc.service.ts';
+import { enqueuePackagePrepare } from './downloads-prepare.ts';
 import { insertPackageChunks } from './finalize.service.ts';
 import { readPackageIndex } from './package-content.ts';
 import { findPackageRow, getVisiblePackage } from './package-rows.ts';
@@ -69,11 +70,12 @@ export async function runResolve(deps: Deps, packageId: string): Promise<{ packa
       .update(packages)
       .set({ status: 'ready', storedSize: all.reduce((sum, chunk) => sum + chunk.compressedSize, 0), chunkCount: all.length, error: null })
       .where(eq(packages.id, packageId));
+    await enqueuePackagePrepare(tx, row.projectId, packageId);
     return { package: packageId };
   });
 }
 
-async function findMissingChunk(deps: Deps, compression: CompressionAlgorithm, chunks: { hash: string }[]): Promise<string | undefined> {
-  for (const chunk of chunks) if (!(await deps.storage.stat(chunkKey(compression, chunk.hash)))) return chunk.hash;
+async function findMissingChunk(deps: Deps, compression: CompressionAlgorithm, chunks: { hash: string; compressedSize: number }[]): Promise<string | undefined> {
+  for (const chunk of chunks) if (!(await deps.storage.stat(chunkKey(compression, chunk.hash, chunk.compressedSize)))) return chunk.hash;
   return undefined;
 }

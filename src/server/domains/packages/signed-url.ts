@@ -5,8 +5,6 @@ import { AppError, notFound } from '../../errors.ts';
 export const downloadKinds = ['archive', 'index', 'zip'] as const;
 export type DownloadKind = (typeof downloadKinds)[number];
 
-/** How long a download URL works (the spec wants them expiring). A download already started finishes. */
-export const downloadUrlSeconds = 60 * 60;
 /**
  * A private package's torrent carries a signed web-seed URL; a BitTorrent client may take days to
  * finish (pauses, slow links), so it lives a week: long enough to finish, short enough that a leaked

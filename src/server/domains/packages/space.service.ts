@@ -9,7 +9,9 @@ import { getDownloadablePackage, getStorePackage, type DownloadablePackage } fro
  * GET .../space: size = bytes of its files (what a player's disk needs), storedSize = bytes its
  * distinct chunks take in storage (compressed), exclusiveSize = the part of storedSize no other
  * package of the project references (what deleting it alone would free, chunks shared with other
- * projects aside: storage is content-addressed across projects too).
+ * projects aside: storage is content-addressed across projects too). Another package shares a chunk
+ * when it uses the same blob: same compression and same stored size (blob-keys.ts chunkKey; raw
+ * chunks always store size bytes).
  */
 async function spaceOf(deps: Deps, item: DownloadablePackage): Promise<PackageSpace> {
   const [row] = await deps.db
@@ -19,6 +21,8 @@ async function spaceOf(deps: Deps, item: DownloadablePackage): Promise<PackageSp
       exclusiveSize: sql<string>`coalesce(sum(package_chunks.compressed_size) filter (where not exists (
         select 1 from package_chunks other join packages other_package on other_package.id = other.package_id
         where other.hash = package_chunks.hash and other.package_id <> package_chunks.package_id
+          and other.compressed_size = package_chunks.compressed_size
+          and other_package.compression = ${item.row.compression ?? 0}
           and other_package.project_id = ${item.row.projectId})), 0)`,
     })
     .from(packageChunks)

@@ -44,7 +44,7 @@ const running = new Map<string, Promise<Uint8Array>>();
  * concurrent writers store the same bytes). What may change, the name (titles can be renamed) and
  * the web seed URL (signed URLs expire), is set on every request.
  */
-async function loadBaseTorrent(deps: Pick<Deps, 'storage'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
+export async function loadBaseTorrent(deps: Pick<Deps, 'storage'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
   const key = torrentKey(row.id);
   if (await deps.storage.stat(key)) return new Uint8Array(await new Response(await deps.storage.get(key)).arrayBuffer());
   let computing = running.get(row.id);

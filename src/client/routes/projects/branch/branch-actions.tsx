@@ -10,7 +10,8 @@ import { branch_rename_label } from '../../../paraglide/messages/branch_rename_l
 import { branch_rename_title } from '../../../paraglide/messages/branch_rename_title.js';
 import { version_publish } from '../../../paraglide/messages/version_publish.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
-import { VersionFormDialog, type VersionFormValues } from '../../../dialogs/new-version-dialog.tsx';
+import { VersionFormDialog, type PackagesPicker, type VersionFormValues } from '../../../dialogs/new-version-dialog.tsx';
+import { VersionPackages } from '../../../upload/version-packages.tsx';
 import { SelectVersionDialog } from '../../../dialogs/select-version-dialog.tsx';
 import { toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';
@@ -43,6 +44,13 @@ export function BranchActions({ project, branch }: { project: Project; branch: B
 
   const publishNew = async () => {
     const latest = (await utils.projects.versions.list.fetch({ project: project.id }).catch(() => versions.data))?.[0]?.title;
+    const quotas = await utils.projects.quotas.fetch({ project: project.id }).catch(() => null);
+    // An update defaults to the branch's current package as its base: only the chunks it lacks travel.
+    const current = branch.currentVersion ? await utils.packages.ofVersion.fetch({ project: project.id, version: branch.currentVersion.version }).catch(() => []) : [];
+    const base = current.find((item) => item.status === 'ready');
+    const packages: PackagesPicker = ({ onChange }) => (
+      <VersionPackages projectId={project.id} maxSize={quotas?.packageSize ?? null} basePackage={base ? { id: base.id, title: base.title, tags: base.tags } : null} onChange={onChange} />
+    );
     // Created once, then only published: a failed publish retried from the dialog must not create twice.
     let created: Version | undefined;
     const submit = async (values: VersionFormValues) => {
@@ -59,6 +67,7 @@ export function BranchActions({ project, branch }: { project: Project; branch: B
         confirmLabel={m.version_publish()}
         initial={{ title: nextVersionTitle(latest ?? branch.currentVersion?.title), description: '' }}
         withPackages
+        packages={packages}
         onSubmit={submit}
         onClose={close}
       />

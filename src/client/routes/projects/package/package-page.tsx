@@ -1,7 +1,46 @@
 import type { ViewProps } from '../../routes.ts';
-import InDevelopmentPage from '../../../components/in-development.tsx';
+import { ErrorState, LoadingState } from '../../../components/states.tsx';
+import type { Crumb } from '../../../components/page.tsx';
+import { toDisplayError } from '../../../lib/errors.ts';
+import type { Project } from '../../../../shared/schemas/projects.ts';
+import NotFound from '../../not-found/not-found.tsx';
+import { ProjectFrame } from '../project-frame.tsx';
+import { PackagesSidebar } from '../sidebars.tsx';
+import { PackageActions } from './package-actions.tsx';
+import { PackageFacts, PackageSections } from './package-details.tsx';
+import { packageCrumbs, usePackageRoute } from './package-route.ts';
 
-/** Placeholder: being built (issue 7). */
-export default function Placeholder(_props: ViewProps) {
-  return <InDevelopmentPage />;
+/**
+ * Spec §2 projects/{project}/packages/{package}, also reached through versions/{version} and
+ * branches/{branch}/versions/{version}: the same page; the trail and the sidebar keep the way in.
+ */
+export default function PackagePage({ params }: ViewProps) {
+  const route = usePackageRoute(params);
+  const { projectId, via, pkg, query } = route;
+  if (route.notFound) return <NotFound />;
+  const breadcrumb = (project: Project): Crumb[] => packageCrumbs(project, route);
+  return (
+    <ProjectFrame
+      projectId={projectId}
+      pageClass="page_package"
+      title={(project) => pkg?.title ?? project.title}
+      breadcrumb={breadcrumb}
+      sidebar={() => <PackagesSidebar projectId={projectId} versionId={via.version} branchId={via.branch} currentPackageId={route.packageId} />}
+    >
+      {(project) =>
+        pkg ? (
+          <>
+            <h1 data-testid="package-title">{pkg.title}</h1>
+            <PackageActions project={project} pkg={pkg} via={via} />
+            <PackageFacts pkg={pkg} />
+            <PackageSections projectId={projectId} pkg={pkg} via={via} />
+          </>
+        ) : query.error && toDisplayError(query.error).code !== 'not_found' ? (
+          <ErrorState error={query.error} onRetry={() => void query.refetch()} />
+        ) : (
+          <LoadingState />
+        )
+      }
+    </ProjectFrame>
+  );
 }

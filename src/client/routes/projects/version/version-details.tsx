@@ -3,21 +3,21 @@ import { version_created } from '../../../paraglide/messages/version_created.js'
 import { version_description_empty } from '../../../paraglide/messages/version_description_empty.js';
 import { version_description_label } from '../../../paraglide/messages/version_description_label.js';
 import { version_packages_label } from '../../../paraglide/messages/version_packages_label.js';
-import { version_packages_later } from '../../../paraglide/messages/version_packages_later.js';
 import { MarkdownView } from '../../../components/markdown-view.tsx';
+import { VersionPackages } from '../package/version-packages.tsx';
 import { useLanguage } from '../../../lib/i18n/index.ts';
 import type { Version } from '../../../../shared/schemas/versions.ts';
 import { formatDateTime } from '../../../../shared/format/date.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { version_created, version_description_empty, version_description_label, version_packages_label, version_packages_later };
+const m = { version_created, version_description_empty, version_description_label, version_packages_label };
 
 /**
- * Title, creation date, description and packages. `packages` is the SEAM for issue 6 (the version's
- * packages list); until then the section says that packages come with uploads.
+ * Title, creation date, description and packages (the version's list, reached through the branch when
+ * the page was; `packages` replaces it where a page shows something else there).
  */
-export function VersionDetails({ version, packages }: { version: Version; packages?: ReactNode }) {
+export function VersionDetails({ version, projectId, branchId, packages }: { version: Version; projectId: string; branchId?: string; packages?: ReactNode }) {
   const { language } = useLanguage();
   const ids = { description: useId(), packages: useId() };
   return (
@@ -44,7 +44,7 @@ export function VersionDetails({ version, packages }: { version: Version; packag
       </section>
       <section className="section" aria-labelledby={ids.packages}>
         <h2 id={ids.packages}>{m.version_packages_label()}</h2>
-        {packages ?? <p className="section_intro">{m.version_packages_later()}</p>}
+        {packages ?? <VersionPackages projectId={projectId} versionId={version.id} branchId={branchId} />}
       </section>
     </>
   );

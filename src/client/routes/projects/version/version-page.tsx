@@ -49,7 +49,7 @@ export default function VersionPage({ params }: ViewProps) {
       {(project) =>
         versionData ? (
           <>
-            <VersionDetails version={versionData} />
+            <VersionDetails version={versionData} projectId={projectId} branchId={branchId} />
             <VersionActions project={project} version={versionData} onPublished={() => setPublishCount((count) => count + 1)} />
             <VersionBranches key={`${versionData.id}-${publishCount}`} projectId={projectId} versionId={versionId} />
           </>

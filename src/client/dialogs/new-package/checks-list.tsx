@@ -1,0 +1,66 @@
+import { useId, useState } from 'react';
+import type { PackageFix, PackageWarning } from '../../../shared/packages/checks.ts';
+import { file_tree_start_file } from '../../paraglide/messages/file_tree_start_file.js';
+import { new_package_checks_heading } from '../../paraglide/messages/new_package_checks_heading.js';
+import { new_package_checks_ok } from '../../paraglide/messages/new_package_checks_ok.js';
+import { package_check_no_candidates } from '../../paraglide/messages/package_check_no_candidates.js';
+import { fixLabel, warningText } from './warning-messages.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { file_tree_start_file, new_package_checks_heading, new_package_checks_ok, package_check_no_candidates };
+
+/** 'Choose start file': the likely files in a list, the chosen one applied. */
+function ChooseEntrypoint({ fix, onApply }: { fix: Extract<PackageFix, { kind: 'set_entrypoint' }>; onApply: (fix: PackageFix) => void }) {
+  const selectId = useId();
+  const [choice, setChoice] = useState(0);
+  if (fix.candidates.length === 0) return <p className="field_hint">{m.package_check_no_candidates()}</p>;
+  const chosen = fix.candidates[Math.min(choice, fix.candidates.length - 1)]!;
+  return (
+    <div className="package_checks_choose">
+      <label htmlFor={selectId} className="visually_hidden">
+        {m.file_tree_start_file()}
+      </label>
+      <select id={selectId} className="select" value={Math.min(choice, fix.candidates.length - 1)} onChange={(event) => setChoice(Number(event.currentTarget.value))}>
+        {fix.candidates.map((parts, i) => (
+          <option key={parts.join('/')} value={i}>
+            {parts.join('/')}
+          </option>
+        ))}
+      </select>
+      <button type="button" className="button" onClick={() => onApply({ ...fix, path: chosen })}>
+        {fixLabel(fix)}
+      </button>
+    </div>
+  );
+}
+
+/** Spec §5 package checks: each warning with its one-click fix. */
+export function ChecksList({ warnings, onApply }: { warnings: readonly PackageWarning[]; onApply: (fix: PackageFix) => void }) {
+  const headingId = useId();
+  return (
+    <section className="package_checks" aria-labelledby={headingId}>
+      <h3 id={headingId} className="package_checks_heading">
+        {m.new_package_checks_heading()}
+      </h3>
+      {warnings.length === 0 ? (
+        <p className="package_checks_ok">{m.new_package_checks_ok()}</p>
+      ) : (
+        <ul className="package_checks_list">
+          {warnings.map((warning, i) => (
+            <li key={`${warning.code}-${i}`} className="package_checks_item" data-code={warning.code}>
+              <p className="package_checks_text">{warningText(warning)}</p>
+              {warning.fix?.kind === 'set_entrypoint' ? (
+                <ChooseEntrypoint fix={warning.fix} onApply={onApply} />
+              ) : warning.fix ? (
+                <button type="button" className="button" onClick={() => onApply(warning.fix!)}>
+                  {fixLabel(warning.fix)}
+                </button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,160 @@
+import { useId, useMemo, useState, type FormEvent } from 'react';
+import { applyFix, checkPackage, type PackageFix } from '../../../shared/packages/checks.ts';
+import { defaultPackageTitle } from '../../../shared/packages/default-title.ts';
+import { sortTags } from '../../../shared/packages/tags.ts';
+import { TagPicker } from '../../components/tag-picker.tsx';
+import { dialog_cancel } from '../../paraglide/messages/dialog_cancel.js';
+import { new_package_create } from '../../paraglide/messages/new_package_create.js';
+import { new_package_drop_hint } from '../../paraglide/messages/new_package_drop_hint.js';
+import { new_package_files_heading } from '../../paraglide/messages/new_package_files_heading.js';
+import { new_package_tags_heading } from '../../paraglide/messages/new_package_tags_heading.js';
+import { new_package_title } from '../../paraglide/messages/new_package_title.js';
+import { new_package_title_hint } from '../../paraglide/messages/new_package_title_hint.js';
+import { new_package_title_label } from '../../paraglide/messages/new_package_title_label.js';
+import { new_package_title_update } from '../../paraglide/messages/new_package_title_update.js';
+import type { PackageDraft } from '../../upload/package-draft.ts';
+import type { Dialogs } from '../dialog-api.tsx';
+import { Modal } from '../modal.tsx';
+import { ChecksList } from './checks-list.tsx';
+import { FilePickButtons, useDropFiles } from './drop-zone.tsx';
+import { FileTreeEditor } from './file-tree-editor.tsx';
+import { countFiles, estimateUpload } from './package-index.ts';
+import { isTooLarge, SizeSummary } from './size-summary.tsx';
+import { useTreeState } from './tree-state.ts';
+import { useBaseIndex, usePackageIndex } from './use-package-index.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = {
+  dialog_cancel,
+  new_package_create,
+  new_package_drop_hint,
+  new_package_files_heading,
+  new_package_tags_heading,
+  new_package_title,
+  new_package_title_hint,
+  new_package_title_label,
+  new_package_title_update,
+};
+
+export type NewPackageDialogOptions = {
+  projectId: string;
+  /** The project's packageSize quota in bytes (projects.quotas); null: no limit. */
+  maxSize: number | null;
+  /** The package this one updates: only the chunks it lacks are uploaded. */
+  basePackage?: { id: string; title: string } | null;
+  initialTags?: string[];
+};
+
+/** Opens the new package dialog; resolves with the draft on Create, null on Cancel. */
+export function openNewPackageDialog(dialogs: Dialogs, options: NewPackageDialogOptions): Promise<PackageDraft | null> {
+  return dialogs.open<PackageDraft | null>((close) => <NewPackageDialog {...options} onClose={close} />);
+}
+
+/** Same limit as the server's package title schema. */
+const TITLE_MAX_LENGTH = 128;
+
+/**
+ * Spec §2 'new package' dialog: tags, optional title, the files (picked or dropped) in a tree editor,
+ * the package checks with their fixes, and the sizes. Create needs files and a finished index, and
+ * refuses an upload above the project's packageSize quota before anything is sent.
+ */
+export function NewPackageDialog({ projectId, maxSize, basePackage, initialTags, onClose }: NewPackageDialogOptions & { onClose: (draft: PackageDraft | null) => void }) {
+  const titleId = useId();
+  const titleHintId = useId();
+  const tagsHeadingId = useId();
+  const filesHeadingId = useId();
+  const [tags, setTags] = useState<string[]>(() => sortTags(initialTags ?? []));
+  const [title, setTitle] = useState('');
+  const treeState = useTreeState();
+  const { tree, revision, problem, edit } = treeState;
+  const base = useBaseIndex(projectId, basePackage?.id ?? null);
+  const index = usePackageIndex(tree, revision);
+  const dropFiles = useDropFiles(edit);
+
+  // The tree is edited in place: `revision` is what changes.
+  const warnings = useMemo(() => checkPackage({ tree, tags }), [tree, revision, tags]);
+  const files = useMemo(() => countFiles(tree), [tree, revision]);
+  const readyIndex = index.status === 'ready' ? index.index : null;
+  const baseIndex = base.status === 'ready' ? base.index : null;
+  const estimate = useMemo(() => (readyIndex ? estimateUpload(readyIndex, baseIndex) : null), [readyIndex, baseIndex]);
+  const tooLarge = isTooLarge(estimate, maxSize);
+  // While the base loads the upload's size is unknown; without it (failed) the full size is the bound.
+  const canCreate = files.count > 0 && readyIndex !== null && base.status !== 'loading' && !tooLarge;
+
+  const fix = (chosen: PackageFix) => {
+    if (chosen.kind === 'add_tags') setTags(applyFix(tree, tags, chosen).tags);
+    else edit((target) => void applyFix(target, tags, chosen));
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    if (!canCreate) return;
+    const trimmed = title.trim();
+    onClose({ tree, tags: sortTags(tags), title: trimmed === '' ? null : trimmed, basePackage: basePackage?.id ?? null });
+  };
+
+  return (
+    <Modal title={basePackage ? m.new_package_title_update({ title: basePackage.title }) : m.new_package_title()} onCancel={() => onClose(null)} className="new_package_dialog">
+      <form
+        className="dialog_form new_package_form"
+        onSubmit={submit}
+        noValidate
+        // Files dropped anywhere else in the dialog go to the top level (the browser would open them otherwise).
+        onDragOver={(event) => {
+          if (Array.from(event.dataTransfer.types).includes('Files')) event.preventDefault();
+        }}
+        onDrop={(event) => {
+          if (!Array.from(event.dataTransfer.types).includes('Files')) return;
+          event.preventDefault();
+          dropFiles([], event.dataTransfer);
+        }}
+      >
+        <section className="new_package_section" aria-labelledby={tagsHeadingId}>
+          <h3 id={tagsHeadingId} className="new_package_heading">
+            {m.new_package_tags_heading()}
+          </h3>
+          <TagPicker value={tags} onChange={setTags} />
+        </section>
+        <div className="field">
+          <label htmlFor={titleId}>{m.new_package_title_label()}</label>
+          <input
+            id={titleId}
+            className="input"
+            value={title}
+            maxLength={TITLE_MAX_LENGTH}
+            placeholder={defaultPackageTitle(tags)}
+            aria-describedby={titleHintId}
+            onChange={(event) => setTitle(event.currentTarget.value)}
+          />
+          <p id={titleHintId} className="field_hint">
+            {m.new_package_title_hint()}
+          </p>
+        </div>
+        <section className="new_package_section" aria-labelledby={filesHeadingId}>
+          <div className="new_package_files_header">
+            <h3 id={filesHeadingId} className="new_package_heading">
+              {m.new_package_files_heading()}
+            </h3>
+            <FilePickButtons edit={edit} />
+          </div>
+          <FileTreeEditor state={treeState} onDropFiles={dropFiles} hint={<p className="file_tree_hint">{m.new_package_drop_hint()}</p>} />
+          {problem ? (
+            <p className="field_problem" role="alert" data-testid="new-package-edit-problem">
+              {problem}
+            </p>
+          ) : null}
+          <SizeSummary files={files} index={index} base={base} estimate={estimate} maxSize={maxSize} />
+        </section>
+        <ChecksList warnings={warnings} onApply={fix} />
+        <div className="dialog_actions">
+          <button type="button" className="button" onClick={() => onClose(null)}>
+            {m.dialog_cancel()}
+          </button>
+          <button type="submit" className="button button_primary" disabled={!canCreate}>
+            {m.new_package_create()}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}

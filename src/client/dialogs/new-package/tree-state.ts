@@ -1,0 +1,65 @@
+import { useCallback, useRef, useState } from 'react';
+import { addDirectory, addFile, createTree, isArchiveError, type ArchiveTree } from '../../../shared/archive/index.ts';
+import { new_package_edit_failed } from '../../paraglide/messages/new_package_edit_failed.js';
+import { new_package_exists } from '../../paraglide/messages/new_package_exists.js';
+import { new_package_not_folder } from '../../paraglide/messages/new_package_not_folder.js';
+import type { PickedEntry } from './read-dropped.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { new_package_edit_failed, new_package_exists, new_package_not_folder };
+
+/** The text shown when a tree edit is refused (a name taken, a file in the way). */
+export function describeEditError(error: unknown): string {
+  if (isArchiveError(error)) {
+    const path = error.path ?? '';
+    if (error.code === 'file_exists') return m.new_package_exists({ path });
+    if (error.code === 'path_not_directory') return m.new_package_not_folder({ path });
+  }
+  return m.new_package_edit_failed();
+}
+
+/**
+ * Adds picked files below `directory` (path parts; [] is the top level). Each entry is added on its
+ * own so one clash does not drop the rest; the first refusal is thrown once all the others are in.
+ */
+export function addPicked(tree: ArchiveTree, directory: readonly string[], picked: readonly PickedEntry[]): void {
+  let firstError: unknown;
+  for (const entry of picked) {
+    try {
+      const path = [...directory, ...entry.path];
+      if (entry.file) addFile(tree, path, entry.file);
+      else addDirectory(tree, path);
+    } catch (error) {
+      firstError ??= error;
+    }
+  }
+  if (firstError !== undefined) throw firstError;
+}
+
+export type TreeState = {
+  /** The archive library's tree: edited in place, so `revision` tells React (and the indexer) it changed. */
+  tree: ArchiveTree;
+  revision: number;
+  /** Why the last edit was refused, if it was. */
+  problem: string | null;
+  /** Runs an edit of the tree; what it throws becomes `problem` (what it did before throwing stays). */
+  edit(change: (tree: ArchiveTree) => void): void;
+};
+
+export function useTreeState(): TreeState {
+  const treeRef = useRef<ArchiveTree | null>(null);
+  treeRef.current ??= createTree();
+  const [revision, setRevision] = useState(0);
+  const [problem, setProblem] = useState<string | null>(null);
+  const edit = useCallback((change: (tree: ArchiveTree) => void) => {
+    try {
+      change(treeRef.current!);
+      setProblem(null);
+    } catch (error) {
+      setProblem(describeEditError(error));
+    }
+    setRevision((value) => value + 1);
+  }, []);
+  return { tree: treeRef.current, revision, problem, edit };
+}

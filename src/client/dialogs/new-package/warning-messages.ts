@@ -1,0 +1,83 @@
+import type { PackageFix, PackageWarning } from '../../../shared/packages/checks.ts';
+import { pluralForm } from '../../../shared/format/plural.ts';
+import { package_check_archive_entrypoint } from '../../paraglide/messages/package_check_archive_entrypoint.js';
+import { package_check_entrypoint_missing } from '../../paraglide/messages/package_check_entrypoint_missing.js';
+import { package_check_entrypoint_not_set } from '../../paraglide/messages/package_check_entrypoint_not_set.js';
+import { package_check_extension_suggests_tag } from '../../paraglide/messages/package_check_extension_suggests_tag.js';
+import { package_check_fix_add_tags_one } from '../../paraglide/messages/package_check_fix_add_tags_one.js';
+import { package_check_fix_add_tags_other } from '../../paraglide/messages/package_check_fix_add_tags_other.js';
+import { package_check_fix_explode_root } from '../../paraglide/messages/package_check_fix_explode_root.js';
+import { package_check_fix_set_entrypoint } from '../../paraglide/messages/package_check_fix_set_entrypoint.js';
+import { package_check_fix_set_executable } from '../../paraglide/messages/package_check_fix_set_executable.js';
+import { package_check_fix_unset_entrypoint } from '../../paraglide/messages/package_check_fix_unset_entrypoint.js';
+import { package_check_html_needs_web } from '../../paraglide/messages/package_check_html_needs_web.js';
+import { package_check_no_files } from '../../paraglide/messages/package_check_no_files.js';
+import { package_check_not_executable } from '../../paraglide/messages/package_check_not_executable.js';
+import { package_check_single_root_directory } from '../../paraglide/messages/package_check_single_root_directory.js';
+import { package_check_wrong_extension } from '../../paraglide/messages/package_check_wrong_extension.js';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = {
+  package_check_archive_entrypoint,
+  package_check_entrypoint_missing,
+  package_check_entrypoint_not_set,
+  package_check_extension_suggests_tag,
+  package_check_fix_add_tags_one,
+  package_check_fix_add_tags_other,
+  package_check_fix_explode_root,
+  package_check_fix_set_entrypoint,
+  package_check_fix_set_executable,
+  package_check_fix_unset_entrypoint,
+  package_check_html_needs_web,
+  package_check_no_files,
+  package_check_not_executable,
+  package_check_single_root_directory,
+  package_check_wrong_extension,
+};
+
+/** Tags as written in the package ('os:web'): the fix adds exactly these. */
+const tagList = (tags: readonly string[] | undefined) => (tags ?? []).join(', ');
+
+/** A warning's translated text, its parameters filled in (spec §5 package checks). */
+export function warningText(warning: PackageWarning): string {
+  const path = (warning.path ?? []).join('/');
+  const extension = `.${warning.extension ?? ''}`;
+  const tags = tagList(warning.tags);
+  switch (warning.code) {
+    case 'no_files':
+      return m.package_check_no_files();
+    case 'single_root_directory':
+      return m.package_check_single_root_directory({ path });
+    case 'entrypoint_not_set':
+      return m.package_check_entrypoint_not_set();
+    case 'entrypoint_missing':
+      return m.package_check_entrypoint_missing({ path });
+    case 'wrong_extension':
+      return m.package_check_wrong_extension({ path, extension });
+    case 'archive_entrypoint':
+      return m.package_check_archive_entrypoint({ path, extension });
+    case 'html_needs_web':
+      return m.package_check_html_needs_web({ path, tags });
+    case 'extension_suggests_tag':
+      return m.package_check_extension_suggests_tag({ path, extension, tags });
+    case 'not_executable':
+      return m.package_check_not_executable({ path, linux: 'Linux', macos: 'macOS' });
+  }
+}
+
+/** The label of a fix's button. */
+export function fixLabel(fix: PackageFix): string {
+  switch (fix.kind) {
+    case 'add_tags':
+      return (pluralForm(fix.tags.length) === 'one' ? m.package_check_fix_add_tags_one : m.package_check_fix_add_tags_other)({ tags: tagList(fix.tags) });
+    case 'set_executable':
+      return m.package_check_fix_set_executable();
+    case 'explode_root':
+      return m.package_check_fix_explode_root();
+    case 'set_entrypoint':
+      return m.package_check_fix_set_entrypoint();
+    case 'unset_entrypoint':
+      return m.package_check_fix_unset_entrypoint();
+  }
+}

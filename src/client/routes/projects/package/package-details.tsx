@@ -1,0 +1,98 @@
+import { useId } from 'react';
+import { edit_tags_label } from '../../../paraglide/messages/edit_tags_label.js';
+import { package_page_contents } from '../../../paraglide/messages/package_page_contents.js';
+import { package_page_downloads } from '../../../paraglide/messages/package_page_downloads.js';
+import { package_page_play_heading } from '../../../paraglide/messages/package_page_play_heading.js';
+import { package_page_size } from '../../../paraglide/messages/package_page_size.js';
+import { package_page_size_pending } from '../../../paraglide/messages/package_page_size_pending.js';
+import { package_page_start_file } from '../../../paraglide/messages/package_page_start_file.js';
+import { package_page_start_file_none } from '../../../paraglide/messages/package_page_start_file_none.js';
+import { package_page_status_errored } from '../../../paraglide/messages/package_page_status_errored.js';
+import { package_page_status_pending } from '../../../paraglide/messages/package_page_status_pending.js';
+import { ArchiveBrowser } from '../../../components/archive-browser.tsx';
+import { TagList } from '../../../components/tag-list.tsx';
+import { useLanguage } from '../../../lib/i18n/index.ts';
+import { trpc } from '../../../lib/trpc.ts';
+import { formatSize } from '../../../../shared/format/size.ts';
+import type { Package } from '../../../../shared/schemas/packages.ts';
+import { packagePlayHref } from '../links.ts';
+import type { PackageVia } from './package-actions.tsx';
+import { DownloadButtons, type DownloadSource } from './package-downloads.tsx';
+import { PackageLaunchers } from './package-launchers.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = {
+  edit_tags_label,
+  package_page_contents,
+  package_page_downloads,
+  package_page_play_heading,
+  package_page_size,
+  package_page_size_pending,
+  package_page_start_file,
+  package_page_start_file_none,
+  package_page_status_errored,
+  package_page_status_pending,
+};
+
+/** Tags, total size and start file. */
+export function PackageFacts({ pkg }: { pkg: Package }) {
+  const { language } = useLanguage();
+  return (
+    <dl className="facts package_facts">
+      <div>
+        <dt>{m.edit_tags_label()}</dt>
+        <dd data-testid="package-tags">
+          <TagList tags={pkg.tags} />
+        </dd>
+      </div>
+      <div>
+        <dt>{m.package_page_size()}</dt>
+        <dd data-testid="package-size">{pkg.size === null ? m.package_page_size_pending() : <span title={`${pkg.size} B`}>{formatSize(pkg.size, language)}</span>}</dd>
+      </div>
+      <div>
+        <dt>{m.package_page_start_file()}</dt>
+        <dd data-testid="package-start-file">{pkg.entrypoint ? <code dir="ltr">{pkg.entrypoint.join('/')}</code> : m.package_page_start_file_none()}</dd>
+      </div>
+    </dl>
+  );
+}
+
+/** Downloads, play/install places and the contents browser; only a ready package has any of them. */
+export function PackageSections({ projectId, pkg, via }: { projectId: string; pkg: Package; via: PackageVia }) {
+  const utils = trpc.useUtils();
+  const ids = { downloads: useId(), play: useId(), contents: useId() };
+  if (pkg.status !== 'ready') {
+    return (
+      <p className="notice package_status" role="status" data-status={pkg.status}>
+        {pkg.status === 'errored' ? m.package_page_status_errored() : m.package_page_status_pending()}
+      </p>
+    );
+  }
+  const input = { project: projectId, package: pkg.id };
+  const source: DownloadSource = {
+    zipUrl: async () => (await utils.packageDownloads.url.fetch({ ...input, filter: 'zip' }, { staleTime: 0 })).url,
+    torrent: () => utils.packageDownloads.torrent.fetch(input, { staleTime: 0 }),
+  };
+  return (
+    <>
+      <section className="section package_downloads" aria-labelledby={ids.downloads}>
+        <h2 id={ids.downloads}>{m.package_page_downloads()}</h2>
+        <DownloadButtons source={source} />
+      </section>
+      <section className="section package_play" aria-labelledby={ids.play}>
+        <h2 id={ids.play}>{m.package_page_play_heading()}</h2>
+        <PackageLaunchers tags={pkg.tags} playHref={packagePlayHref(projectId, pkg.id, via)} />
+      </section>
+      <section className="section package_contents" aria-labelledby={ids.contents}>
+        <h2 id={ids.contents}>{m.package_page_contents()}</h2>
+        <ArchiveBrowser
+          cacheKey={[pkg.id, pkg.indexHash]}
+          loadIndexUrl={async () => (await utils.packageDownloads.url.fetch({ ...input, filter: 'index' }, { staleTime: 0 })).url}
+          entrypoint={pkg.entrypoint}
+          labelledBy={ids.contents}
+        />
+      </section>
+    </>
+  );
+}

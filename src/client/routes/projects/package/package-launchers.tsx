@@ -1,0 +1,86 @@
+import { useId } from 'react';
+import { Link } from 'wouter';
+import { package_page_cloud_needs_privilege } from '../../../paraglide/messages/package_page_cloud_needs_privilege.js';
+import { package_page_cloud_needs_tags } from '../../../paraglide/messages/package_page_cloud_needs_tags.js';
+import { package_page_cloud_play } from '../../../paraglide/messages/package_page_cloud_play.js';
+import { package_page_cloud_unavailable } from '../../../paraglide/messages/package_page_cloud_unavailable.js';
+import { package_page_install } from '../../../paraglide/messages/package_page_install.js';
+import { package_page_launch } from '../../../paraglide/messages/package_page_launch.js';
+import { package_page_local_unavailable } from '../../../paraglide/messages/package_page_local_unavailable.js';
+import { package_page_play_browser } from '../../../paraglide/messages/package_page_play_browser.js';
+import { package_page_play_needs_web } from '../../../paraglide/messages/package_page_play_needs_web.js';
+import { package_page_update } from '../../../paraglide/messages/package_page_update.js';
+import { tagLongLabel } from '../../../components/tag-labels.ts';
+import { useAuth } from '../../../lib/auth/auth.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = {
+  package_page_cloud_needs_privilege,
+  package_page_cloud_needs_tags,
+  package_page_cloud_play,
+  package_page_cloud_unavailable,
+  package_page_install,
+  package_page_launch,
+  package_page_local_unavailable,
+  package_page_play_browser,
+  package_page_play_needs_web,
+  package_page_update,
+};
+
+export const WEB_TAG = 'os:web';
+/** Spec §6: the Cloud play action needs these tags (and the cloud_play privilege). */
+export const CLOUD_PLAY_TAGS = ['os:linux', 'arch:x86'] as const;
+
+/** Why cloud play is off for this package: always 'not available yet', plus what else is missing. */
+export function cloudPlayReasons(tags: readonly string[], privileges: readonly string[]): string[] {
+  const reasons = [m.package_page_cloud_unavailable()];
+  if (!privileges.includes('cloud_play')) reasons.push(m.package_page_cloud_needs_privilege());
+  const missing = CLOUD_PLAY_TAGS.filter((tag) => !tags.includes(tag));
+  if (missing.length > 0) reasons.push(m.package_page_cloud_needs_tags({ tags: missing.map(tagLongLabel).join(', ') }));
+  return reasons;
+}
+
+/** A button that cannot be used yet, with the reason next to it (and tied to it for screen readers). */
+function DisabledAction({ label, reasons, name }: { label: string; reasons: string[]; name: string }) {
+  const reasonId = useId();
+  return (
+    <li className="package_launcher" data-action={name}>
+      <button type="button" className="button" disabled aria-describedby={reasonId}>
+        {label}
+      </button>
+      <span id={reasonId} className="package_launcher_reason">
+        {reasons.join(' ')}
+      </span>
+    </li>
+  );
+}
+
+/**
+ * Play in browser (os:web packages), and the places of Install / Launch / Update (need the local app,
+ * a later issue) and Play in cloud (a later issue; also needs a privilege and tags), shown disabled
+ * with their reasons until then.
+ */
+export function PackageLaunchers({ tags, playHref }: { tags: readonly string[]; playHref: string }) {
+  const auth = useAuth();
+  const privileges = auth.session?.userPrivileges ?? [];
+  const isWeb = tags.includes(WEB_TAG);
+  const local = [m.package_page_local_unavailable()];
+  return (
+    <ul className="package_launchers">
+      {isWeb ? (
+        <li className="package_launcher" data-action="play">
+          <Link href={playHref} className="button button_primary">
+            {m.package_page_play_browser()}
+          </Link>
+        </li>
+      ) : (
+        <DisabledAction name="play" label={m.package_page_play_browser()} reasons={[m.package_page_play_needs_web({ tag: tagLongLabel(WEB_TAG) })]} />
+      )}
+      <DisabledAction name="install" label={m.package_page_install()} reasons={local} />
+      <DisabledAction name="launch" label={m.package_page_launch()} reasons={local} />
+      <DisabledAction name="update" label={m.package_page_update()} reasons={local} />
+      <DisabledAction name="cloud_play" label={m.package_page_cloud_play()} reasons={cloudPlayReasons(tags, privileges)} />
+    </ul>
+  );
+}

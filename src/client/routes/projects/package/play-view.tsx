@@ -1,0 +1,56 @@
+import type { ReactNode } from 'react';
+import { package_page_status_pending } from '../../../paraglide/messages/package_page_status_pending.js';
+import { play_page_not_web } from '../../../paraglide/messages/play_page_not_web.js';
+import { play_page_title } from '../../../paraglide/messages/play_page_title.js';
+import { PlayFrame } from '../../../components/play-frame.tsx';
+import { ErrorState, LoadingState } from '../../../components/states.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { package_page_status_pending, play_page_not_web, play_page_title };
+
+type PlayUrlQuery = { data?: { url: string }; dataUpdatedAt: number; error: unknown; refetch: () => unknown };
+
+/** Signed play URLs last about an hour; a Reset after half of that starts from a fresh one. */
+const PLAY_URL_FRESH_MS = 30 * 60_000;
+
+/** Play URLs are fetched once per visit: a refetch would change the frame's address and restart the game. */
+export const playUrlQueryOptions = { staleTime: Number.POSITIVE_INFINITY, refetchOnWindowFocus: false, refetchOnReconnect: false } as const;
+
+/** The body of both play pages: heading, a way back, then the game (or why there is none). */
+export function PlayView({ title, query, back, notReady }: { title: string; query: PlayUrlQuery; back: ReactNode; notReady?: boolean }) {
+  return (
+    <>
+      <div className="play_header">
+        <h1>{m.play_page_title({ title })}</h1>
+        {back}
+      </div>
+      {notReady ? (
+        <p className="notice" role="status">
+          {m.package_page_status_pending()}
+        </p>
+      ) : query.data ? (
+        <PlayFrame url={query.data.url} title={title} onReset={() => (Date.now() - query.dataUpdatedAt > PLAY_URL_FRESH_MS ? void query.refetch() : undefined)} />
+      ) : query.error ? (
+        <ErrorState error={query.error} onRetry={() => void query.refetch()} />
+      ) : (
+        <LoadingState />
+      )}
+    </>
+  );
+}
+
+/** A package without os:web: nothing to start here. */
+export function NotPlayable({ title, back }: { title: string; back: ReactNode }) {
+  return (
+    <>
+      <div className="play_header">
+        <h1>{m.play_page_title({ title })}</h1>
+        {back}
+      </div>
+      <p className="notice play_not_web" role="status" data-testid="play-not-web">
+        {m.play_page_not_web()}
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,115 @@
+/**
+ * Opens the real new package dialog inside the providers it needs (tRPC for the base package's index,
+ * dialogs), and makes browser-like Files and drops for it. Load after './setup.ts' (useDom()).
+ */
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { act, fireEvent, render, waitFor, within } from '@testing-library/react';
+import { expect } from 'bun:test';
+import { useState, type ReactNode } from 'react';
+import { DialogProvider, useDialogs } from '../../src/client/dialogs/dialog-provider.tsx';
+import { openNewPackageDialog, type NewPackageDialogOptions } from '../../src/client/dialogs/new-package/new-package-dialog.tsx';
+import { LanguageProvider } from '../../src/client/lib/i18n/index.ts';
+import { createTrpcClient, trpc } from '../../src/client/lib/trpc.ts';
+import type { PackageDraft } from '../../src/client/upload/package-draft.ts';
+
+function Providers({ children }: { children: ReactNode }) {
+  const [queryClient] = useState(() => new QueryClient());
+  const [client] = useState(createTrpcClient);
+  return (
+    <trpc.Provider client={client} queryClient={queryClient}>
+      <QueryClientProvider client={queryClient}>
+        <LanguageProvider>
+          <DialogProvider>{children}</DialogProvider>
+        </LanguageProvider>
+      </QueryClientProvider>
+    </trpc.Provider>
+  );
+}
+
+export type OpenedDialog = { dialog: HTMLElement; result: Promise<PackageDraft | null> };
+
+export async function openDialog(options: Partial<NewPackageDialogOptions> = {}): Promise<OpenedDialog> {
+  let result: Promise<PackageDraft | null> | undefined;
+  function Opener() {
+    const dialogs = useDialogs();
+    return (
+      <button type="button" onClick={() => (result = openNewPackageDialog(dialogs, { projectId: 'p1', maxSize: null, ...options }))}>
+        open
+      </button>
+    );
+  }
+  const view = render(
+    <Providers>
+      <Opener />
+    </Providers>,
+  );
+  fireEvent.click(within(view.container).getByText('open'));
+  const dialog = await within(document.body).findByRole('dialog');
+  return { dialog, result: result! };
+}
+
+/** A File as a browser gives it; `relativePath` is what <input webkitdirectory> sets. */
+export function makeFile(name: string, content: string | Uint8Array<ArrayBuffer>, relativePath?: string): File {
+  const file = new File([content], name);
+  if (relativePath) Object.defineProperty(file, 'webkitRelativePath', { value: relativePath });
+  return file;
+}
+
+/** Picks files through the dialog's hidden 'Add files' (or 'Add folder') input. */
+export async function pickFiles(dialog: HTMLElement, files: File[], folder = false): Promise<void> {
+  const input = within(dialog).getByTestId(folder ? 'new-package-folder-input' : 'new-package-files-input') as HTMLInputElement;
+  Object.defineProperty(input, 'files', { value: files, configurable: true });
+  await act(async () => {
+    fireEvent.change(input);
+  });
+}
+
+type FakeEntry = { name: string; isFile: boolean; isDirectory: boolean; file?: (ok: (file: File) => void) => void; createReader?: () => { readEntries: (ok: (entries: FakeEntry[]) => void) => void } };
+
+/** A dropped folder as webkitGetAsEntry() describes it: { 'a.txt': 'text', sub: { ... } }. */
+export type FolderSpec = { [name: string]: string | FolderSpec };
+
+export function fakeEntry(name: string, spec: string | FolderSpec): FakeEntry {
+  if (typeof spec === 'string') return { name, isFile: true, isDirectory: false, file: (ok) => ok(makeFile(name, spec)) };
+  const children = Object.entries(spec).map(([child, value]) => fakeEntry(child, value));
+  return {
+    name,
+    isFile: false,
+    isDirectory: true,
+    createReader() {
+      // Hands entries out one at a time, like a browser's batches, then an empty batch.
+      let next = 0;
+      return { readEntries: (ok) => ok(next < children.length ? [children[next++]!] : []) };
+    },
+  };
+}
+
+/** A DataTransfer of an outside drop: entries for folders, plain files otherwise. */
+export function dropData(items: { [name: string]: string | FolderSpec }): object {
+  const list = Object.entries(items).map(([name, spec]) => ({ kind: 'file', webkitGetAsEntry: () => fakeEntry(name, spec), getAsFile: () => null }));
+  return { types: ['Files'], items: list, files: [], dropEffect: 'none' };
+}
+
+/** A DataTransfer for a drag between rows. */
+export function rowDragData(): object {
+  const data = new Map<string, string>();
+  return { types: [], setData: (type: string, value: string) => data.set(type, value), getData: (type: string) => data.get(type) ?? '', dropEffect: 'none', effectAllowed: 'all', items: [], files: [] };
+}
+
+export function rowOf(dialog: HTMLElement, path: string): HTMLElement {
+  const row = [...dialog.querySelectorAll<HTMLElement>('tr[data-path]')].find((element) => element.dataset.path === path);
+  if (!row) throw new Error(`no row ${path}; rows: ${rowPaths(dialog).join(', ')}`);
+  return row;
+}
+
+export function rowPaths(dialog: HTMLElement): string[] {
+  return [...dialog.querySelectorAll<HTMLElement>('tr[data-path]')].map((element) => element.dataset.path!);
+}
+
+export async function waitForReady(dialog: HTMLElement): Promise<void> {
+  await waitFor(() => expect(within(dialog).queryByTestId('new-package-upload-size')).not.toBeNull());
+}
+
+export function createButton(dialog: HTMLElement): HTMLButtonElement {
+  return within(dialog).getByRole('button', { name: 'Create' }) as HTMLButtonElement;
+}

@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { Package } from '../../src/shared/schemas/packages.ts';
+import type { TestUser } from '../support/accounts.ts';
+import { uploadPackage } from '../support/packages.ts';
+import { makePublic, makeTeam, type Team } from '../support/projects.ts';
+import { en, startE2E, visit, type E2E } from './support/app.ts';
+import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+
+/** Spec §2 play pages: .../packages/{package}/play and store/{project}/{branch}/{package}/play. */
+let e2e: E2E;
+let team: Team;
+let webPackage: Package;
+let linuxPackage: Package;
+let branch: { id: string };
+
+/** A tiny game: draws on a canvas, tries the app's storage, and tells the embedding page. */
+const gameScript = `
+const context = document.getElementById('screen').getContext('2d');
+context.fillStyle = 'rgb(0, 128, 255)';
+context.fillRect(0, 0, 40, 40);
+const pixel = Array.from(context.getImageData(5, 5, 1, 1).data).join(',');
+let storage;
+try { storage = 'read ' + localStorage.getItem('secret'); } catch (error) { storage = 'failed ' + error.name; }
+parent.postMessage({ type: 'drawn', pixel, storage }, '*');
+`;
+const gameHtml = '<!doctype html><html><head><title>Canvas game</title></head><body><canvas id="screen" width="40" height="40"></canvas><script src="game.js"></script></body></html>';
+
+async function api<T = { id: string }>(method: string, path: string, user: TestUser, json?: unknown): Promise<T> {
+  const response = await e2e.server.fetch(path, { method, token: user.token, json });
+  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+beforeAll(async () => {
+  e2e = await startE2E();
+  team = await makeTeam(e2e.server);
+  webPackage = await uploadPackage(e2e.server, team.developer, team.project.id, { 'index.html': gameHtml, 'game.js': gameScript }, { tags: ['os:web'], entrypoint: ['index.html'], title: 'Canvas game' });
+  linuxPackage = await uploadPackage(e2e.server, team.developer, team.project.id, { 'run.sh': '#!/bin/sh\n' }, { tags: ['os:linux'], title: 'Linux only' });
+  const base = `/api/projects/${team.project.id}`;
+  branch = await api('POST', `${base}/branches`, team.owner, { title: 'main' });
+  await api('PATCH', `${base}/branches/${branch.id}`, team.owner, { isPublic: true });
+  const version = await api('POST', `${base}/versions`, team.owner, { title: '1.0', description: '', packages: [webPackage.id, linuxPackage.id] });
+  await api('POST', `${base}/branches/${branch.id}/versions/${version.id}`, team.owner);
+  await makePublic(e2e.server, team.project, team.owner);
+}, 90_000);
+afterAll(async () => {
+  await e2e?.close();
+});
+
+type GameMessage = { type: string; pixel: string; storage: string; origin: string };
+
+/** Collects the game's messages on the app page from its first script on (survives nothing else). */
+async function listen(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    if (window.top !== window) return;
+    const messages: unknown[] = [];
+    (window as unknown as { gameMessages: unknown[] }).gameMessages = messages;
+    window.addEventListener('message', (event) => {
+      if (event.data?.type === 'drawn') messages.push({ ...event.data, origin: event.origin });
+    });
+  });
+}
+
+async function waitForMessages(page: Page, count: number): Promise<GameMessage[]> {
+  await page.waitForFunction((n) => ((window as unknown as { gameMessages?: unknown[] }).gameMessages?.length ?? 0) >= n, count, { timeout: 15_000 });
+  return page.evaluate(() => (window as unknown as { gameMessages: GameMessage[] }).gameMessages);
+}
+
+test('the game runs sandboxed from the play origin; Reset starts it again; it cannot read the app storage', async () => {
+  const { page, context } = await e2e.openSignedIn({ user: team.tester });
+  await listen(context);
+  await page.goto('/');
+  await page.evaluate(() => localStorage.setItem('secret', 'app-secret'));
+  await visit(page, `/projects/${team.project.id}/packages/${webPackage.id}/play`, 'page_package_play');
+  expect(await page.title()).toBe(`${en('play_page_title', { title: 'Canvas game' })} - Cartridge`);
+  const frame = page.locator('iframe.play_frame_iframe');
+  await frame.waitFor({ timeout: 10_000 });
+  expect(await frame.getAttribute('sandbox')).toBe('allow-scripts allow-pointer-lock allow-popups allow-forms allow-modals allow-downloads');
+  expect(await frame.getAttribute('allow')).toBe('fullscreen; gamepad; autoplay');
+  expect(await frame.getAttribute('title')).toBe(en('play_page_frame_title', { title: 'Canvas game' }));
+  const src = (await frame.getAttribute('src'))!;
+  expect(new URL(src).origin).toBe(new URL(e2e.server.playUrl).origin);
+  expect(new URL(src).origin).not.toBe(new URL(e2e.server.url).origin);
+
+  const [first] = await waitForMessages(page, 1);
+  expect(first!.pixel).toBe('0,128,255,255'); // the canvas really drew
+  expect(first!.origin).toBe('null'); // an opaque origin: no allow-same-origin
+  expect(first!.storage).toStartWith('failed ');
+  expect(first!.storage).not.toContain('app-secret');
+
+  await page.getByRole('button', { name: en('play_page_reset'), exact: true }).click();
+  const again = await waitForMessages(page, 2);
+  expect(again).toHaveLength(2);
+  expect(await frame.getAttribute('data-run')).toBe('1');
+
+  await page.getByRole('button', { name: en('play_page_fullscreen'), exact: true }).click();
+  await page.waitForFunction(() => document.fullscreenElement !== null, undefined, { timeout: 5_000 });
+  expect(await page.evaluate(() => document.fullscreenElement?.className)).toBe('play_frame_container');
+  await page.evaluate(() => document.exitFullscreen());
+
+  // The way back leads to the package page.
+  await page.getByRole('link', { name: en('play_page_back'), exact: true }).click();
+  await page.locator('main.page_package h1', { hasText: 'Canvas game' }).waitFor();
+  await context.close();
+});
+
+test('a package that is not for the web says so instead of a frame', async () => {
+  const { page, context } = await e2e.openSignedIn({ user: team.tester });
+  await visit(page, `/projects/${team.project.id}/packages/${linuxPackage.id}/play`, 'page_package_play');
+  await page.locator('[data-testid="play-not-web"]').waitFor({ timeout: 10_000 });
+  expect(await page.locator('[data-testid="play-not-web"]').textContent()).toBe(en('play_page_not_web'));
+  expect(await page.locator('iframe').count()).toBe(0);
+  await context.close();
+});
+
+test('the store play route works signed out for a public branch’s current version', async () => {
+  const { page, context } = await e2e.open();
+  await listen(context);
+  await visit(page, `/store/${team.project.id}/${branch.id}/${webPackage.id}/play`, 'page_package_play');
+  const [first] = await waitForMessages(page, 1);
+  expect(first!.pixel).toBe('0,128,255,255');
+  const crumbs = await page.locator('nav.breadcrumb li').allTextContents();
+  expect(crumbs.slice(-2)).toEqual([team.project.title, en('play_page_title', { title: 'Canvas game' })]);
+  // A package that is not in the branch's current version is not found there.
+  await visit(page, `/store/${team.project.id}/${branch.id}/unknown-package/play`, 'page_not_found');
+  await context.close();
+});
+
+test('axe in light and dark theme on the play page', async () => {
+  for (const theme of ['light', 'dark'] as const) {
+    const { page, context } = await e2e.openSignedIn({ user: team.tester, colorScheme: theme, storage: { theme } });
+    await listen(context);
+    await visit(page, `/projects/${team.project.id}/packages/${webPackage.id}/play`, 'page_package_play');
+    await waitForMessages(page, 1);
+    const violations = await seriousAccessibilityViolations(page);
+    if (violations.length > 0) throw new Error(formatViolations(violations, `play page (${theme})`));
+    await context.close();
+  }
+}, 60_000);

@@ -1,0 +1,165 @@
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Subprocess } from 'bun';
+import { openDatabase, pgliteDirOf, type Database } from '../../src/server/db/client.ts';
+import { createTestDatabase, pgliteTemplate, type TestDatabase } from './database.ts';
+import { findFreePort } from './free-port.ts';
+
+const mainScript = resolve(import.meta.dir, '../../src/server/main.ts');
+
+/**
+ * The real server as a separate process (`bun src/server/main.ts`), for crash tests: kill() is a
+ * SIGKILL (no shutdown hook runs), restart() starts it again on the same data: PGlite and blobs on
+ * disk in its DATA_DIR, or (with DATABASE_URL) its own fresh PostgreSQL database, kept until stop().
+ */
+export type ChildServer = {
+  /** http://127.0.0.1:PORT (the same port across restarts). */
+  url: string;
+  dataDir: string;
+  fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
+  /** True while the current process runs. */
+  readonly running: boolean;
+  /** kill -9, and wait until the process is gone. */
+  kill(): Promise<void>;
+  /** Starts the process again (after kill) and waits for /health. */
+  restart(): Promise<void>;
+  /**
+   * Opens the server's database in this process for assertions: PostgreSQL at any time, PGlite (one
+   * process at a time) only while the server is down; nothing is changed.
+   */
+  withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T>;
+  /** What the processes printed so far (for failure messages). */
+  readLog(): string;
+  /** Kills the process if it runs, drops the database, removes the data folder. */
+  stop(): Promise<void>;
+};
+
+export type ChildServerOptions = { env?: Record<string, string>; startTimeoutMs?: number };
+
+export async function startChildServer(options: ChildServerOptions = {}): Promise<ChildServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cartridge-child-'));
+  const logPath = join(dataDir, 'server.log');
+  let database: TestDatabase | undefined;
+  try {
+    database = await createTestDatabase();
+    // PGlite's first init and the migrations cost seconds: start the data folder from the migrated template.
+    if (!database.url) await seedPglite(dataDir);
+  } catch (error) {
+    await database?.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const port = await findFreePort();
+  const url = `http://127.0.0.1:${port}`;
+  // Only what a process needs from this one: the test decides the configuration (file blobs on disk, etc.).
+  const inherited = Object.fromEntries(
+    ['PATH', 'HOME', 'TMPDIR', 'LANG'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
+  );
+  const env: Record<string, string> = {
+    ...inherited,
+    NODE_ENV: 'production',
+    DATA_DIR: dataDir,
+    PORT: String(port),
+    PLAY_PORT: '0',
+    HOST: '127.0.0.1',
+    STORAGE_URL: 'file:',
+    SECRET_KEY: 'child-secret-key-that-is-long-enough-0123456789',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    ...(database.url ? { DATABASE_URL: database.url } : {}),
+    ...options.env,
+  };
+
+  let child: Subprocess | undefined;
+  let exited = true;
+
+  async function spawn(): Promise<void> {
+    const logFd = openSync(logPath, 'a');
+    const proc = Bun.spawn([process.execPath, mainScript], { cwd: dataDir, env, stdin: 'ignore', stdout: logFd, stderr: logFd });
+    closeSync(logFd);
+    child = proc;
+    exited = false;
+    void proc.exited.then(() => {
+      if (child === proc) exited = true;
+    });
+    const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+    for (;;) {
+      if (exited) throw new Error(`the server exited with ${proc.exitCode} while starting:\n${readLog()}`);
+      try {
+        const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
+        if (response.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        proc.kill('SIGKILL');
+        throw new Error(`the server did not answer /health within the deadline:\n${readLog()}`);
+      }
+      await Bun.sleep(50);
+    }
+  }
+
+  function readLog(): string {
+    try {
+      return readFileSync(logPath, 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  async function kill(): Promise<void> {
+    if (!child || exited) return;
+    child.kill('SIGKILL');
+    await child.exited;
+    exited = true;
+  }
+
+  try {
+    await spawn();
+  } catch (error) {
+    await database.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+
+  return {
+    url,
+    dataDir,
+    get running() {
+      return !exited;
+    },
+    fetch(path, init = {}) {
+      const { token, json, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (token) headers.set('authorization', `Bearer ${token}`);
+      if (json !== undefined) headers.set('content-type', 'application/json');
+      return fetch(new URL(path, url), { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
+    },
+    kill,
+    async restart() {
+      await kill();
+      await spawn();
+    },
+    async withDatabase(fn) {
+      if (!database!.url && !exited) throw new Error('PGlite has one process: kill the server before opening its database');
+      const handle = await openDatabase(database!.url ? { url: database!.url } : { pgliteDir: pgliteDirOf(dataDir) });
+      try {
+        return await fn(handle.db);
+      } finally {
+        await handle.close();
+      }
+    },
+    readLog,
+    async stop() {
+      await kill();
+      await database!.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Unpacks the migrated PGlite template into DATA_DIR/db (the server then only checks the migrations). */
+async function seedPglite(dataDir: string): Promise<void> {
+  const handle = await openDatabase({ pgliteDir: pgliteDirOf(dataDir), pgliteTemplate: await pgliteTemplate() });
+  await handle.close();
+}
