@@ -7,11 +7,13 @@
  * - no translation of a sentence (two words or more) is a copy of the English text, nor, in a language
  *   not written in Latin script, of any English word; unless the key is in `sameAsEnglishAllowed`
  *   below (brand names, codes, words some languages borrow);
- * - the compiled output (src/client/paraglide) holds every message and says each locale's text.
+ * - the compiled output (src/client/paraglide) holds every message and says each locale's text;
+ * - every message is used: the client imports each one as its own module by its literal name
+ *   (`paraglide/messages/<key>.js`), so a key no source file imports is dead weight in 14 files.
  *
  *   bun src/tools/i18n-check.ts [--no-compile]   compiles if needed, prints the problems, exits 1 if any
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { languageCodes } from '../client/lib/i18n/languages.ts';
 import { compileMessages, localesDir, projectPath, repoRoot } from './i18n-compile.ts';
@@ -125,6 +127,27 @@ export function checkLocales(): string[] {
   return problems;
 }
 
+/** Source files of the client (the compiled messages excluded), for the unused-message rule. */
+function listClientSources(dir = join(repoRoot, 'src/client')): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'paraglide') files.push(...listClientSources(path));
+    } else if (/\.(ts|tsx)$/.test(entry.name)) files.push(path);
+  }
+  return files;
+}
+
+/** Keys of en.json that no client file imports (paraglide/messages/<key>.js). */
+export function findUnusedMessages(): string[] {
+  const imported = new Set<string>();
+  for (const file of listClientSources()) {
+    for (const match of readFileSync(file, 'utf8').matchAll(/paraglide\/messages\/([a-z0-9_]+)\.js/g)) imported.add(match[1]!);
+  }
+  return Object.keys(readLocale('en') ?? {}).filter((key) => !imported.has(key));
+}
+
 /** Literal text of a simple message, params kept as `{name}`, as the compiled function renders it. */
 function renderSource(text: string): string {
   return text.replace(/\\([{}\\])/g, '$1');
@@ -171,7 +194,8 @@ export async function checkCompiledOutput(): Promise<string[]> {
 
 if (import.meta.main) {
   if (!process.argv.includes('--no-compile')) await compileMessages();
-  const problems = [...checkLocales(), ...(await checkCompiledOutput())];
+  const unused = findUnusedMessages();
+  const problems = [...checkLocales(), ...(await checkCompiledOutput()), ...(unused.length ? [`${unused.length} messages no client file imports: ${unused.join(', ')}`] : [])];
   for (const problem of problems) console.error(problem);
   console.log(problems.length ? `i18n check: ${problems.length} problems` : 'i18n check: ok');
   process.exit(problems.length ? 1 : 0);

@@ -26,6 +26,7 @@ import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject, makePublic } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { findFreePort } from '../support/free-port.ts';
+import { formatRatio, positiveNumber, trackFailures } from './support.ts';
 
 const seconds = positiveNumber('BENCH_SECONDS', 5);
 const warmupSeconds = positiveNumber('BENCH_WARMUP_SECONDS', 1);
@@ -40,28 +41,12 @@ type Backend = 'pglite' | 'postgres';
 type LoadResult = { requestsPerSecond: number; p50Ms: number; p99Ms: number; requests: number; failures: string[] };
 type LoadCase = { label: string; path: string; token?: string; expect?: (body: string) => boolean };
 
-let failed = false;
-
-function positiveNumber(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-}
-
-function fail(message: string): void {
-  failed = true;
-  console.error(`bench: ${message}`);
-}
+const { fail, hasFailed } = trackFailures();
 
 function formatMs(ms: number): string {
   if (ms < 1) return `${ms.toFixed(2)} ms`;
   if (ms < 10) return `${ms.toFixed(1)} ms`;
   return `${Math.round(ms)} ms`;
-}
-
-/** Two decimals, two significant digits below 0.1 so small ratios stay comparable. */
-function formatRatio(ratio: number): string {
-  return `${ratio < 0.1 ? ratio.toPrecision(2) : ratio.toFixed(2)}x`;
 }
 
 function formatCount(value: number): string {
@@ -270,4 +255,4 @@ if (existsSync(binaryPath)) {
 } else {
   fail(`coldstart skipped: ${binaryPath} is missing; run npm run build first`);
 }
-process.exit(failed ? 1 : 0);
+process.exit(hasFailed() ? 1 : 0);

@@ -24,13 +24,13 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../e2e/support/browser.ts';
 import { startTestServer } from '../support/server.ts';
+import { formatRatio } from './support.ts';
 
 const root = resolve(import.meta.dir, '..', '..');
 const initialJsGoalBytes = 150_000;
 const lcpGoalMs = 800;
 const lcpRuns = Number(process.env.BENCH_LCP_RUNS ?? 5);
 
-const ratio = (value: number): string => `${value < 0.1 ? value.toPrecision(2) : value.toFixed(2)}x`;
 const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} KB`;
 const ms = (value: number): string => `${Math.round(value)} ms`;
 const mark = (value: number, goal: number): string => (value <= goal ? 'within goal' : 'OVER GOAL');
@@ -129,7 +129,7 @@ async function measureServedJs(baseUrl: string): Promise<InitialJs> {
 function describeInitialJs(label: string, measured: InitialJs): string {
   const list = measured.files.map((file) => `${file.name} ${kb(file.gzip)}`).join(', ');
   return (
-    `${ratio(measured.gzipTotal / initialJsGoalBytes)} ${label}: ${kb(measured.gzipTotal)} of goal ${kb(initialJsGoalBytes)}, ` +
+    `${formatRatio(measured.gzipTotal / initialJsGoalBytes)} ${label}: ${kb(measured.gzipTotal)} of goal ${kb(initialJsGoalBytes)}, ` +
     `${mark(measured.gzipTotal, initialJsGoalBytes)} (${measured.files.length} file(s), ${kb(measured.rawTotal)} minified: ${list}; ${measured.lazyChunks} lazy import(s) not counted)`
   );
 }
@@ -228,14 +228,14 @@ try {
   ])) as [LcpResult, LcpResult];
   const runs = (result: LcpResult) => result.runs.map((run) => Math.round(run.lcp)).join(', ');
   console.log(
-    `${ratio(app.median / lcpGoalMs)} LCP of the home page (visitor), median of ${lcpRuns} cold loads: ${ms(app.median)} of goal ${ms(lcpGoalMs)}, ` +
+    `${formatRatio(app.median / lcpGoalMs)} LCP of the home page (visitor), median of ${lcpRuns} cold loads: ${ms(app.median)} of goal ${ms(lcpGoalMs)}, ` +
       `${mark(app.median, lcpGoalMs)} (runs ${runs(app)} ms; element ${app.runs.at(-1)?.element || '?'})`,
   );
   console.log(
-    `${ratio(baseline.median / lcpGoalMs)} LCP baseline, static HTML with the same text and CSS, no JS (Bun.serve): ${ms(baseline.median)} of goal ${ms(lcpGoalMs)} ` +
+    `${formatRatio(baseline.median / lcpGoalMs)} LCP baseline, static HTML with the same text and CSS, no JS (Bun.serve): ${ms(baseline.median)} of goal ${ms(lcpGoalMs)} ` +
       `(runs ${runs(baseline)} ms; element ${baseline.runs.at(-1)?.element || '?'})`,
   );
-  console.log(`${ratio(app.median / baseline.median)} LCP of the home page relative to the static baseline (${ms(app.median)} / ${ms(baseline.median)})`);
+  console.log(`${formatRatio(app.median / baseline.median)} LCP of the home page relative to the static baseline (${ms(app.median)} / ${ms(baseline.median)})`);
 } catch (error) {
   failed = true;
   console.error(`bench:client: LCP: ${error instanceof Error ? error.message : String(error)}`);

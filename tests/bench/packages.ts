@@ -31,6 +31,7 @@ import { curlDownload, parallelDownloads, serveFile, zipUrl, type Download } fro
 import { peakOf, startRssSampler, type RssPhase } from './packages/rss.ts';
 import { createAccount, currentPackage, startBenchServer } from './packages/server.ts';
 import { cliPush, curlUpload, packIntoParts, removeParts } from './packages/upload.ts';
+import { formatRatio, positiveNumber, trackFailures } from './support.ts';
 
 const MiB = 1024 * 1024;
 const PART_SIZE = 8 * MiB;
@@ -42,20 +43,8 @@ const databaseUrl = process.env.BENCH_DATABASE_URL || undefined;
 const tmpRoot = process.env.BENCH_PACKAGE_TMPDIR || tmpdir();
 const goals = { push: 0.6, zip: 0.7, rssBytes: 256e6, flat: 1.2 };
 
-let failed = false;
+const { fail, hasFailed } = trackFailures();
 
-function positiveNumber(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-}
-
-function fail(message: string): void {
-  failed = true;
-  console.error(`bench: ${message}`);
-}
-
-const ratio = (value: number): string => `${value < 0.1 ? value.toPrecision(2) : value.toFixed(2)}x`;
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 const mbps = (bytes: number, ms: number): string => `${Math.round(bytes / 1e6 / (ms / 1000))} MB/s`;
 const mb = (bytes: number): string => `${Math.round(bytes / 1e6)} MB`;
@@ -99,7 +88,7 @@ async function round(size: number): Promise<RoundResult | undefined> {
     }
     const pushRatio = curl.ms / cli.uploadMs;
     console.log(
-      `packages/push ${label}: ${ratio(pushRatio)} curl (CLI upload ${mbps(archive.size, cli.uploadMs)}: ${seconds(cli.uploadMs)} for a ` +
+      `packages/push ${label}: ${formatRatio(pushRatio)} curl (CLI upload ${mbps(archive.size, cli.uploadMs)}: ${seconds(cli.uploadMs)} for a ` +
         `${formatSize(archive.size)} archive in ${cli.parts} parts of ${formatSize(PART_SIZE)}, 2 at a time; curl -T ${mbps(curl.bytes, curl.ms)}: ` +
         `${seconds(curl.ms)}, same parts, 2 at a time) — ${atLeast(pushRatio, goals.push)}`,
     );
@@ -130,11 +119,11 @@ async function round(size: number): Promise<RoundResult | undefined> {
     const coldRatio = file.ms / cold.value.ms;
     const warmRatio = file.ms / warm.ms;
     console.log(
-      `packages/zip cold ${label}: ${ratio(coldRatio)} Bun.file (first ZIP download ${mbps(cold.value.bytes, cold.value.ms)}, ${seconds(cold.value.ms)}, ` +
+      `packages/zip cold ${label}: ${formatRatio(coldRatio)} Bun.file (first ZIP download ${mbps(cold.value.bytes, cold.value.ms)}, ${seconds(cold.value.ms)}, ` +
         `computes the CRC-32s; Bun.file ${mbps(file.bytes, file.ms)}; ZIP of ${formatSize(copy.bytes)}) — ${atLeast(coldRatio, goals.zip)}`,
     );
     console.log(
-      `packages/zip warm ${label}: ${ratio(warmRatio)} Bun.file (ZIP ${mbps(warm.bytes, warm.ms)}, Bun.file of the same bytes ${mbps(file.bytes, file.ms)}; ` +
+      `packages/zip warm ${label}: ${formatRatio(warmRatio)} Bun.file (ZIP ${mbps(warm.bytes, warm.ms)}, Bun.file of the same bytes ${mbps(file.bytes, file.ms)}; ` +
         `best of ${repeat} each, curl to /dev/null) — ${atLeast(warmRatio, goals.zip)}`,
     );
     fileServer.stop();
@@ -145,7 +134,7 @@ async function round(size: number): Promise<RoundResult | undefined> {
     phases.push(parallel.phase);
     for (const item of parallel.value.each) if (item.bytes !== copy.bytes) throw new Error(`a parallel download returned ${item.bytes} bytes, not ${copy.bytes}`);
     console.log(
-      `packages/zip 10 parallel ${label}: ${ratio(parallel.value.bytes / parallel.value.ms / (file.bytes / file.ms))} one Bun.file download ` +
+      `packages/zip 10 parallel ${label}: ${formatRatio(parallel.value.bytes / parallel.value.ms / (file.bytes / file.ms))} one Bun.file download ` +
         `(10 ZIP downloads at once, ${mbps(parallel.value.bytes, parallel.value.ms)} together: 10 × ${formatSize(copy.bytes)} in ${seconds(parallel.value.ms)})`,
     );
 
@@ -156,7 +145,7 @@ async function round(size: number): Promise<RoundResult | undefined> {
     const result = JSON.parse(updatePush.value.stdout) as { sentBytes: number; archiveSize: number; patch: boolean; sentParts: number };
     if (!result.patch) throw new Error('the update push was not a patch');
     console.log(
-      `packages/update ${label}: ${ratio(result.sentBytes / build.totalBytes)} full build (sent ${formatSize(result.sentBytes)} in ${result.sentParts} part(s) ` +
+      `packages/update ${label}: ${formatRatio(result.sentBytes / build.totalBytes)} full build (sent ${formatSize(result.sentBytes)} in ${result.sentParts} part(s) ` +
         `for ${update.files.length} of ${build.files.length} files changed, ${formatSize(update.editedBytes)} overwritten; full build ${formatSize(build.totalBytes)}, ` +
         `full push sent ${formatSize(archive.size)}; whole update push ${seconds(updatePush.value.totalMs)} incl. packing the patch and resolving it)`,
     );
@@ -166,7 +155,7 @@ async function round(size: number): Promise<RoundResult | undefined> {
     const detail = phases.map((phase) => `${phase.name} ${mb(peakOf(phase))} (from ${mb(phase.startBytes)})`).join(', ');
     const samples = phases.reduce((sum, phase) => sum + phase.samples, 0);
     console.log(
-      `packages/rss ${label}: ${ratio(peakBytes / goals.rssBytes)} goal (server peak ${mb(peakBytes)}; idle ${mb(idleBytes)}, ${detail}; ` +
+      `packages/rss ${label}: ${formatRatio(peakBytes / goals.rssBytes)} goal (server peak ${mb(peakBytes)}; idle ${mb(idleBytes)}, ${detail}; ` +
         `${samples} samples at 50 ms + kernel high-water mark; ${server.database}) — ${peakBytes <= goals.rssBytes ? 'meets goal ≤ 256 MB' : 'MISSES GOAL ≤ 256 MB'}`,
     );
     console.log(`packages/round ${label}: ${seconds(performance.now() - roundStarted)} in all`);
@@ -196,9 +185,9 @@ if (doubled) {
   if (first && second) {
     const growth = second.peakBytes / first.peakBytes;
     console.log(
-      `packages/rss flat: ${ratio(growth)} (server peak ${mb(second.peakBytes)} at ${second.sizeMiB} MiB vs ${mb(first.peakBytes)} at ${first.sizeMiB} MiB) — ` +
+      `packages/rss flat: ${formatRatio(growth)} (server peak ${mb(second.peakBytes)} at ${second.sizeMiB} MiB vs ${mb(first.peakBytes)} at ${first.sizeMiB} MiB) — ` +
         `${growth <= goals.flat ? `flat (≤ ${goals.flat}x)` : `MISSES GOAL: grows (> ${goals.flat}x)`}`,
     );
   }
 }
-process.exit(failed ? 1 : 0);
+process.exit(hasFailed() ? 1 : 0);

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createApiToken, createProject, type TestProject } from '../support/projects.ts';
+import { startTestProxy, type TestProxy } from '../support/http-proxy.ts';
+import { noise } from '../support/noise.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { startCountingProxy, type CountingProxy } from './proxy.ts';
-import { cliEnv, createBranch, generatedBuild, noise, removeDir, runCli, temporaryDir, writeBuild, type BuildFiles } from './support.ts';
+import { cliEnv, createBranch, generatedBuild, removeDir, runCli, temporaryDir, writeBuild, type BuildFiles } from './support.ts';
 
 let server: TestServer;
-let proxy: CountingProxy;
+let proxy: TestProxy;
 let owner: TestUser;
 let project: TestProject;
 let home: string;
@@ -19,7 +20,7 @@ const files: BuildFiles = generatedBuild();
 
 beforeAll(async () => {
   server = await startTestServer({ UPLOAD_PART_SIZE: String(512 * 1024) });
-  proxy = startCountingProxy(String(server.url).replace(/\/+$/, ''));
+  proxy = startTestProxy(String(server.url).replace(/\/+$/, ''));
   owner = await registerUser(server);
   project = await createProject(server, owner);
   await createBranch(server, owner.token, project.id, 'beta');

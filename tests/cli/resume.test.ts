@@ -5,13 +5,14 @@ import { readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
 import type { PushState } from '../../src/cli/push-state.ts';
 import { registerUser } from '../support/accounts.ts';
 import { createApiToken, createProject, type TestProject } from '../support/projects.ts';
+import { startTestProxy, type TestProxy } from '../support/http-proxy.ts';
+import { noise } from '../support/noise.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { startCountingProxy, type CountingProxy } from './proxy.ts';
-import { cliEnv, createBranch, generatedBuild, noise, removeDir, runCli, temporaryDir, writeBuild } from './support.ts';
+import { cliEnv, createBranch, generatedBuild, removeDir, runCli, temporaryDir, writeBuild } from './support.ts';
 
 const PART_SIZE = 256 * 1024;
 let server: TestServer;
-let proxy: CountingProxy;
+let proxy: TestProxy;
 let project: TestProject;
 let home: string;
 let buildDir: string;
@@ -20,7 +21,7 @@ const files = generatedBuild();
 
 beforeAll(async () => {
   server = await startTestServer({ UPLOAD_PART_SIZE: String(PART_SIZE) });
-  proxy = startCountingProxy(String(server.url).replace(/\/+$/, ''));
+  proxy = startTestProxy(String(server.url).replace(/\/+$/, ''));
   const owner = await registerUser(server);
   project = await createProject(server, owner);
   await createBranch(server, owner.token, project.id, 'main');

@@ -10,7 +10,7 @@ import {
   withRetries,
   type PartDescriptor,
 } from '../../src/shared/upload/index.ts';
-import { noise } from './support.ts';
+import { noise } from '../support/noise.ts';
 
 const target = { uploadUrl: 'http://upload.test/api/uploads/p1', token: 'tok', partSize: 1000 };
 

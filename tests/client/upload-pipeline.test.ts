@@ -6,17 +6,18 @@ import type { PackageUploadState, ResumeState } from '../../src/client/upload/st
 import { createUploadQueue, type UploadEvent } from '../../src/client/upload/upload-queue.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject } from '../support/projects.ts';
+import { startTestProxy, type TestProxy } from '../support/http-proxy.ts';
+import { noise } from '../support/noise.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { startFaultProxy, type FaultProxy } from './upload-proxy.ts';
 
 const PART_SIZE = 64 * 1024;
 let server: TestServer;
-let proxy: FaultProxy;
+let proxy: TestProxy;
 let owner: TestUser;
 let projectId: string;
 
 beforeAll(async () => {
-  proxy = startFaultProxy();
+  proxy = startTestProxy();
   // Upload URLs name the proxy, so part PUTs pass through it like every other call.
   server = await startTestServer({ UPLOAD_PART_SIZE: String(PART_SIZE), PUBLIC_URL: proxy.url });
   proxy.target = server.url;
@@ -28,18 +29,6 @@ afterAll(async () => {
   proxy.stop();
   await server.stop();
 });
-
-function pseudoRandom(size: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let state = seed >>> 0 || 1;
-  for (let i = 0; i < size; i++) {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    bytes[i] = state & 0xff;
-  }
-  return bytes;
-}
 
 function draftOf(files: Record<string, Uint8Array>, basePackage: string | null = null): PackageDraft {
   const tree: ArchiveTree = createTree();
@@ -70,7 +59,7 @@ async function getPackage(id: string): Promise<Package> {
   return (await response.json()) as Package;
 }
 
-const game = { 'index.html': pseudoRandom(5_000, 1), 'data/level.bin': pseudoRandom(300_000, 2) };
+const game = { 'index.html': noise(5_000, 1), 'data/level.bin': noise(300_000, 2) };
 
 test('a package goes queued → packing → creating → splitting → uploading → finalizing → done', async () => {
   proxy.partRequests = 0;
@@ -92,7 +81,7 @@ test('failed create, part and finalize requests are retried and shown as retryin
   proxy.fail('POST', /\/packages$/, 1);
   proxy.fail('PUT', /^\/api\/uploads\//, 2);
   proxy.fail('PUT', /\/finalize$/, 1);
-  const { final, statuses, states } = await upload(draftOf({ 'a.bin': pseudoRandom(200_000, 3) }));
+  const { final, statuses, states } = await upload(draftOf({ 'a.bin': noise(200_000, 3) }));
   expect(final.status).toBe('done');
   expect(statuses).toContain('create_retrying');
   expect(statuses).toContain('finalize_retrying');
@@ -102,13 +91,13 @@ test('failed create, part and finalize requests are retried and shown as retryin
 
 test('three failures in a row error the package with trying_few_times_failed', async () => {
   proxy.fail('POST', /\/packages$/, 3);
-  const { final } = await upload(draftOf({ 'b.bin': pseudoRandom(10_000, 4) }));
+  const { final } = await upload(draftOf({ 'b.bin': noise(10_000, 4) }));
   expect(final.status).toBe('errored');
   expect(final.error).toBe('trying_few_times_failed');
 });
 
 test('an interrupted upload resumes with only the parts not acknowledged', async () => {
-  const files = { 'big.bin': pseudoRandom(600_000, 5) };
+  const files = { 'big.bin': noise(600_000, 5) };
   // Parts after the first few fail for good: the run errors with some parts acknowledged.
   let resume: ResumeState | null = null;
   const queue = createUploadQueue({
@@ -141,7 +130,7 @@ test('an update uploads a patch (only the chunks the base lacks) and resolves to
   const base = await upload(draftOf(game));
   expect(base.final.status).toBe('done');
   proxy.partBytes = 0;
-  const next = { ...game, 'data/extra.bin': pseudoRandom(70_000, 9) };
+  const next = { ...game, 'data/extra.bin': noise(70_000, 9) };
   const update = await upload(draftOf(next, base.final.packageId));
   expect(update.final.status).toBe('done');
   expect(update.statuses).toContain('resolving');

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
-import type { TestUser } from '../support/accounts.ts';
 import { makePublic, makeTeam, type Team } from '../support/projects.ts';
-import { en, message, openDialog, rtlLanguage, startE2E, visit, type E2E } from './support/app.ts';
+import { en, message, openDialog, rtlLanguage, section, startE2E, visit, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+import { restApi, type Item } from './support/projects.ts';
 
 /** Spec §2 projects/{project}/branches/{branch}: current version, publishing, history, rename, delete, retention. */
 let e2e: E2E;
@@ -14,18 +14,8 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-type Item = { id: string; title: string };
-
-async function api<T = Item>(method: string, path: string, user: TestUser, json?: unknown): Promise<T> {
-  const response = await e2e.server.fetch(path, { method, token: user.token, json });
-  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-const base = (team: Team) => `/api/projects/${team.project.id}`;
-const newBranch = (team: Team, title: string) => api('POST', `${base(team)}/branches`, team.owner, { title });
-const newVersion = (team: Team, title: string) => api('POST', `${base(team)}/versions`, team.owner, { title, description: `About ${title}` });
-const publish = (team: Team, branch: Item, version: Item) => api('POST', `${base(team)}/branches/${branch.id}/versions/${version.id}`, team.owner);
+const { api, base, newBranch, newVersion: newVersionWith, publish } = restApi(() => e2e.server);
+const newVersion = (team: Team, title: string) => newVersionWith(team, title, `About ${title}`);
 type ApiBranch = Item & { currentVersion: { version: string; title: string } | null; retention?: Record<string, number | null> };
 const branchesOf = (team: Team) => api<ApiBranch[]>('GET', `${base(team)}/branches`, team.owner);
 const branchPath = (team: Team, branch: Item) => `/projects/${team.project.id}/branches/${branch.id}`;
@@ -37,10 +27,6 @@ async function openBranch(page: Page, team: Team, branch: Item): Promise<void> {
 
 function actions(page: Page): Locator {
   return page.getByRole('group', { name: en('branch_actions_label'), exact: true });
-}
-
-function section(page: Page, headingKey: string): Locator {
-  return page.locator('main section', { has: page.getByRole('heading', { name: en(headingKey), exact: true }) });
 }
 
 test('publish a new version from the branch page: 1.0.0 first, then 1.0.1; a taken title is shown', async () => {
@@ -60,7 +46,8 @@ test('publish a new version from the branch page: 1.0.0 first, then 1.0.1; a tak
   await dialog.waitFor();
   const title = dialog.getByLabel(en('version_title_label'), { exact: true });
   expect(await title.inputValue()).toBe('1.0.0');
-  expect(await dialog.textContent()).toContain(en('version_packages_later'));
+  // Packages: new uploads or existing ones (none here: a version may have none).
+  expect(await dialog.textContent()).toContain(en('version_packages_label'));
   await dialog.getByLabel(en('version_description_label'), { exact: true }).fill('First build\n<b>not bold</b>');
   await dialog.getByRole('button', { name: en('version_publish'), exact: true }).click();
   await dialog.waitFor({ state: 'detached', timeout: 10_000 });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { registerUser } from '../support/accounts.ts';
 import { makeTeam } from '../support/projects.ts';
-import { en, openDialog, startE2E, visit, type E2E } from './support/app.ts';
+import { en, openDialog, section, startE2E, visit, type E2E } from './support/app.ts';
+import { dayInFuture } from './support/time.ts';
 
 /** Spec §2 manage: one-time invite, invite links (create dialog with its settings, list, delete). */
 let e2e: E2E;
@@ -12,15 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await e2e?.close();
 });
-
-function section(page: Page, headingKey: string): Locator {
-  return page.locator('main section', { has: page.getByRole('heading', { name: en(headingKey), exact: true }) });
-}
-
-function dayInFuture(days: number): string {
-  const date = new Date(Date.now() + days * 86_400_000);
-  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
-}
 
 /** Reads the link out of the copy dialog, checks its form, closes the dialog; returns the token. */
 async function takeLinkFromDialog(page: Page, titleKey: string, textKey: string): Promise<string> {

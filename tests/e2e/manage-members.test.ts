@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
 import { registerUser } from '../support/accounts.ts';
 import { addMember, addStar, makePublic, makeTeam } from '../support/projects.ts';
-import { en, openDialog, startE2E, visit, type E2E } from './support/app.ts';
+import { en, openDialog, section, startE2E, visit, type E2E } from './support/app.ts';
+import { until } from './support/time.ts';
 
 /** Spec §2 manage: the team list (order, markers), role changes, approval, removal, who sees what. */
 let e2e: E2E;
@@ -24,10 +25,6 @@ const manageSectionKeys = [
   'manage_delete_heading',
 ];
 
-function section(page: Page, headingKey: string): Locator {
-  return page.locator('main section', { has: page.getByRole('heading', { name: en(headingKey), exact: true }) });
-}
-
 async function visibleSections(page: Page): Promise<string[]> {
   const shown: string[] = [];
   for (const key of manageSectionKeys) if ((await section(page, key).count()) > 0) shown.push(key);
@@ -36,16 +33,6 @@ async function visibleSections(page: Page): Promise<string[]> {
 
 function memberRow(page: Page, userId: string): Locator {
   return section(page, 'manage_members_heading').locator(`li[data-user-id="${userId}"]`);
-}
-
-/** Polls until the condition holds (the UI saves asynchronously); false after the timeout. */
-async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await Bun.sleep(100);
-  }
-  return condition();
 }
 
 async function openManage(page: Page, projectId: string): Promise<void> {

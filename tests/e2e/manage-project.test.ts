@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { registerUser } from '../support/accounts.ts';
 import { addMember, grantPrivilege, makePublic, makeTeam, type Team } from '../support/projects.ts';
-import { en, message, openDialog, rtlLanguage, startE2E, visit, type E2E } from './support/app.ts';
+import { en, message, openDialog, rtlLanguage, section, startE2E, visit, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+import { until } from './support/time.ts';
 
 /** Spec §2 manage: rename, public access (§5 privilege rule), public branches, leave, delete, a11y, RTL. */
 let e2e: E2E;
@@ -13,19 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await e2e?.close();
 });
-
-function section(page: Page, headingKey: string): Locator {
-  return page.locator('main section', { has: page.getByRole('heading', { name: en(headingKey), exact: true }) });
-}
-
-async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return true;
-    await Bun.sleep(100);
-  }
-  return condition();
-}
 
 async function projectAs(team: Team) {
   return e2e.server.trpc(team.owner.token).projects.get.query({ project: team.project.id });

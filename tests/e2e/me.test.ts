@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Locator, Page } from 'playwright-core';
-import { en, openDialog, startE2E, visit, type E2E } from './support/app.ts';
+import type { Page } from 'playwright-core';
+import { en, openDialog, section, startE2E, visit, type E2E } from './support/app.ts';
+import { dayInFuture } from './support/time.ts';
 
 /** Spec §2 'me': rename, sessions, API tokens (shown once, copyable, revocable), delete the account. */
 let e2e: E2E;
@@ -11,19 +12,10 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-function section(page: Page, headingKey: string): Locator {
-  return page.locator('main section', { has: page.getByRole('heading', { name: en(headingKey), exact: true }) });
-}
-
 async function statusWithToken(token: string): Promise<number> {
   const response = await e2e.server.fetch('/api/users/me', { token });
   await response.arrayBuffer();
   return response.status;
-}
-
-function dayInFuture(days: number): string {
-  const date = new Date(Date.now() + days * 86_400_000);
-  return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
 }
 
 /** Creates a token through the form and returns what the copy dialog shows (then closes it). */

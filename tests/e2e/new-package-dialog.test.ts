@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
-import type { TestUser } from '../support/accounts.ts';
 import { uploadPackage } from '../support/packages.ts';
 import { makeTeam, type Team } from '../support/projects.ts';
 import { formatSize } from '../../src/shared/format/size.ts';
 import { en, message, rtlLanguage, startE2E, visit, watchConsole, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+import { restApi, type Item } from './support/projects.ts';
 
 /** Spec §2 'new package' dialog, §4 upload tree edits, §5 package checks, in Chromium through the branch page. */
 let e2e: E2E;
@@ -16,13 +16,7 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-type Item = { id: string; title: string };
-
-async function api<T = Item>(method: string, path: string, user: TestUser, json?: unknown): Promise<T> {
-  const response = await e2e.server.fetch(path, { method, token: user.token, json });
-  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
+const { api } = restApi(() => e2e.server);
 
 /** Branch page → Publish new version → New package: the dialog as a developer reaches it. */
 async function openNewPackage(page: Page, team: Team, existing?: Item, title = en('new_package_title')): Promise<Locator> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { registerUser } from '../support/accounts.ts';
-import { en, openDialog, startE2E, visit, type E2E } from './support/app.ts';
+import { en, openDialog, section, startE2E, visit, type E2E } from './support/app.ts';
 
 /**
  * Issue 5's whole journey through the screens, in one story: the owner creates a project and a branch,
@@ -16,10 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await e2e?.close();
 });
-
-function section(page: Page, headingKey: string): Locator {
-  return page.locator('main section', { has: page.getByRole('heading', { name: en(headingKey), exact: true }) });
-}
 
 async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import type { TestUser } from '../support/accounts.ts';
 import { createProject, makePublic, makeTeam, type TestProject } from '../support/projects.ts';
-import { en, message, openDialog, startE2E, visit, type E2E } from './support/app.ts';
+import { en, message, openDialog, section, startE2E, visit, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
 
 /** Spec §2 'projects/{project}': description (markdown, sanitised, editable), store link, branches, settings link. */
@@ -18,10 +18,6 @@ async function showOverview(page: Page, project: TestProject): Promise<void> {
   await visit(page, `/projects/${project.id}`, 'page_project_overview');
   await page.locator('main h1', { hasText: project.title }).waitFor({ timeout: 10_000 });
   await page.locator('main .with_sidebar_main .state_loading').first().waitFor({ state: 'detached', timeout: 10_000 });
-}
-
-function section(page: Page, headingKey: string) {
-  return page.locator('main section', { has: page.getByRole('heading', { name: en(headingKey), exact: true }) });
 }
 
 type DescriptionImage = { id: string; width: number; height: number; scale: number; url: string };

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
-import type { TestUser } from '../support/accounts.ts';
 import { makePublic, makeTeam, type Team } from '../support/projects.ts';
 import { en, openDialog, startE2E, visit, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+import { restApi, type Item } from './support/projects.ts';
 
 /** Spec §2 .../versions/{version} (through a branch or not): details, branches it is in, repost, edit, delete. */
 let e2e: E2E;
@@ -14,18 +14,7 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-type Item = { id: string; title: string };
-
-async function api<T = Item>(method: string, path: string, user: TestUser, json?: unknown): Promise<T> {
-  const response = await e2e.server.fetch(path, { method, token: user.token, json });
-  if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as T;
-}
-
-const base = (team: Team) => `/api/projects/${team.project.id}`;
-const newBranch = (team: Team, title: string) => api('POST', `${base(team)}/branches`, team.owner, { title });
-const newVersion = (team: Team, title: string, description = '') => api('POST', `${base(team)}/versions`, team.owner, { title, description });
-const publish = (team: Team, branch: Item, version: Item) => api('POST', `${base(team)}/branches/${branch.id}/versions/${version.id}`, team.owner);
+const { api, base, newBranch, newVersion, publish } = restApi(() => e2e.server);
 const versionPath = (team: Team, version: Item, branch?: Item) =>
   branch ? `/projects/${team.project.id}/branches/${branch.id}/versions/${version.id}` : `/projects/${team.project.id}/versions/${version.id}`;
 

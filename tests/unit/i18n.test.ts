@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkCompiledOutput, checkLocales, extractParams, hasLatinWord, isSentence } from '../../src/tools/i18n-check.ts';
+import { checkCompiledOutput, checkLocales, findUnusedMessages, extractParams, hasLatinWord, isSentence } from '../../src/tools/i18n-check.ts';
 import { compileMessages, projectPath } from '../../src/tools/i18n-compile.ts';
 import { languageCodes } from '../../src/client/lib/i18n/languages.ts';
 
@@ -16,6 +16,10 @@ beforeAll(async () => {
 describe('i18n check', () => {
   test('every locale has exactly the keys and params of en.json, translated', () => {
     expect(checkLocales()).toEqual([]);
+  });
+
+  test('every message is imported by some client file (none is dead weight)', () => {
+    expect(findUnusedMessages()).toEqual([]);
   });
 
   test('the compiled output holds every message in every language', async () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Locator, Page } from 'playwright-core';
 import { registerUser, type TestUser } from '../../support/accounts.ts';
 import { startTestServer, type TestServer } from '../../support/server.ts';
 import { launchBrowser } from './browser.ts';
@@ -144,6 +144,11 @@ export function themeSelect(page: Page) {
 /** The open modal dialog. */
 export function openDialog(page: Page) {
   return page.locator('dialog[open]');
+}
+
+/** The page's section headed by the English message `headingKey`. */
+export function section(page: Page, headingKey: string): Locator {
+  return page.locator('main section', { has: page.getByRole('heading', { name: en(headingKey), exact: true }) });
 }
 
 /** Collects uncaught page errors and console errors, to print when a test fails. */

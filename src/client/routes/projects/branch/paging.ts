@@ -3,7 +3,7 @@ import { useState } from 'react';
 /** Items per 'Load more' page of a publish list (branch history, branches of a version). */
 export const publishPageSize = 20;
 
-type PageResult<T> = { data?: T[]; error: unknown; isPending: boolean; refetch: () => unknown };
+export type PageResult<T> = { data?: T[]; error: unknown; isPending: boolean; refetch: () => unknown };
 
 /**
  * 'Load more' paging keyed by publish time: each page asks for items published strictly before the

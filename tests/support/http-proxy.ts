@@ -1,31 +1,44 @@
 /**
- * A forwarding proxy in front of the test server for upload tests: counts part uploads and their
- * bytes, and fails the next N requests matching a rule with 503 (a flaky network or gateway).
+ * A forwarding HTTP proxy in front of the test server for upload tests. It counts what part uploads
+ * really carry (bodies of PUT /api/uploads/...), can slow them down, and can fail chosen requests with
+ * 503 (a flaky network or gateway). Absolute server URLs in JSON answers are rewritten to the proxy,
+ * so upload and download URLs pass through it too when the server does not know the proxy's address.
  */
-export type FaultProxy = {
+export type TestProxy = {
   url: string;
+  /** The server's origin; set it after start when the server is told the proxy's URL (PUBLIC_URL). */
   target: string;
   partBytes: number;
   partRequests: number;
   /** Part numbers forwarded, in order. */
   partsSent: number[];
+  /** Delay before each part upload is forwarded (ms). */
+  partDelayMs: number;
   /** Answer 503 to the next `count` requests whose method and path match. */
   fail(method: string, path: RegExp, count: number): void;
   /** Forget every failure rule. */
   clear(): void;
+  /** Zero the part counters. */
+  reset(): void;
   stop(): void;
 };
 
-export function startFaultProxy(): FaultProxy {
+export function startTestProxy(target = ''): TestProxy {
   const rules: { method: string; path: RegExp; count: number }[] = [];
-  const proxy: FaultProxy = {
+  const proxy: TestProxy = {
     url: '',
-    target: '',
+    target,
     partBytes: 0,
     partRequests: 0,
     partsSent: [],
+    partDelayMs: 0,
     fail: (method, path, count) => void rules.push({ method, path, count }),
     clear: () => void rules.splice(0),
+    reset: () => {
+      proxy.partBytes = 0;
+      proxy.partRequests = 0;
+      proxy.partsSent = [];
+    },
     stop: () => server.stop(true),
   };
   const server = Bun.serve({
@@ -44,14 +57,20 @@ export function startFaultProxy(): FaultProxy {
         proxy.partRequests += 1;
         proxy.partsSent.push(Number(incoming.searchParams.get('part')));
         proxy.partBytes += body?.byteLength ?? 0;
+        if (proxy.partDelayMs > 0) await Bun.sleep(proxy.partDelayMs);
       }
       const headers = new Headers(request.headers);
       headers.delete('host');
       const response = await fetch(`${proxy.target}${incoming.pathname}${incoming.search}`, { method: request.method, headers, body, redirect: 'manual' });
+      // fetch has decoded the body: its encoding and length no longer hold (Bun sets the new length).
       const answer = new Headers(response.headers);
       answer.delete('content-encoding');
       answer.delete('content-length');
-      return new Response(await response.arrayBuffer(), { status: response.status, headers: answer });
+      if (!(response.headers.get('content-type') ?? '').includes('application/json')) {
+        return new Response(await response.arrayBuffer(), { status: response.status, headers: answer });
+      }
+      const text = await response.text();
+      return new Response(proxy.target ? text.replaceAll(proxy.target, proxy.url) : text, { status: response.status, headers: answer });
     },
   });
   proxy.url = `http://127.0.0.1:${server.port}`;
