@@ -60,8 +60,11 @@ export function Modal({ title, onCancel, children, className, describedBy, alert
     const initial = dialog.querySelector<HTMLElement>('[data-autofocus]') ?? dialog.querySelector<HTMLElement>('button, input, textarea, select');
     initial?.focus();
     let closedByUs = false;
+    // The close event is dispatched after close(): in development, StrictMode runs this effect twice
+    // (show, clean up with close(), show again), and the first close's event then reaches the second
+    // listener while the dialog is open again. Only a dialog that is really closed is cancelled.
     const onClose = () => {
-      if (!closedByUs) onCancelRef.current();
+      if (!closedByUs && !dialog.open) onCancelRef.current();
     };
     dialog.addEventListener('close', onClose);
     return () => {
