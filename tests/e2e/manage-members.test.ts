@@ -42,7 +42,8 @@ async function openManage(page: Page, projectId: string): Promise<void> {
 
 test('owner: members in the server order with owner and pending markers; the owner row has no controls', async () => {
   const team = await makeTeam(e2e.server);
-  const pending = await registerUser(e2e.server);
+  // Named to sort after the tester: generated names carry random digits, and names sort numerically.
+  const pending = await registerUser(e2e.server, `zz-pending-${Math.random().toString(36).slice(2, 8)}`);
   await addMember(e2e.server, team.project, pending, 'tester', { pending: true });
   const { page, context } = await e2e.openSignedIn({ user: team.owner });
   await openManage(page, team.project.id);
@@ -54,7 +55,7 @@ test('owner: members in the server order with owner and pending markers; the own
   const listed = await e2e.server.trpc(team.owner.token).projects.users.list.query({ project: team.project.id });
   const rows = section(page, 'manage_members_heading').locator('li[data-user-id]');
   expect(await rows.evaluateAll((items) => items.map((item) => item.getAttribute('data-user-id')))).toEqual(listed.map((user) => user.user.id));
-  // Owner first, then by role rank, then by name (the pending tester registered after the other).
+  // Owner first, then by role rank, then by name (the pending tester's name sorts last).
   expect(listed.map((user) => user.user.id)).toEqual([team.owner.id, team.admin.id, team.developer.id, team.tester.id, pending.id]);
   expect(await section(page, 'manage_members_heading').textContent()).toContain(en('manage_members_count_other', { count: '5' }));
 
