@@ -3,6 +3,7 @@ import { eq, sql } from 'drizzle-orm';
 import { bootDeps, closeDeps } from '../../src/server/boot.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import { credentials, projects } from '../../src/server/db/schema/index.ts';
+import { syncStoreCache } from '../../src/server/domains/store/store-cache.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject, makePublic, type TestProject } from '../support/projects.ts';
@@ -98,8 +99,11 @@ describe('a change shows on the next read of the store page', () => {
     // Credentials change through their own endpoints (issue: linked accounts); the trigger covers any write.
     const before = (await storePage(server, first.project.id)).body.owner.credentials.length;
     await server.deps.db.insert(credentials).values({ id: `cred-${owner.id}`, userId: owner.id, provider: 'github', name: `gh-${owner.id}`, title: 'gh', isPublic: true });
+    // A write outside any request: wait for its notification the way a write request does.
+    await syncStoreCache(server.deps.database);
     expect((await storePage(server, first.project.id)).body.owner.credentials.length).toBe(before + 1);
     await server.deps.db.delete(credentials).where(eq(credentials.name, `gh-${owner.id}`));
+    await syncStoreCache(server.deps.database);
     expect((await storePage(server, first.project.id)).body.owner.credentials.length).toBe(before);
   });
 

@@ -65,7 +65,7 @@ afterAll(async () => {
 test('details through a branch and version: title, tags, size, start file, trail, sidebar and the contents tree', async () => {
   const { page, context } = await e2e.openSignedIn({ user: team.tester });
   await openPackage(page, linuxPackage, { version, branch });
-  expect(await page.title()).toBe('Linux build - Cartridge');
+  await page.waitForFunction((title) => document.title === title, 'Linux build - Cartridge', { timeout: 10_000 });
   const crumbs = await page.locator('nav.breadcrumb li').allTextContents();
   expect(crumbs.slice(-4)).toEqual([team.project.title, 'stable', '1.0.0', 'Linux build']);
   expect(await page.locator('[data-testid="package-tags"] li').allTextContents()).toEqual(['Linux', 'x86']);

@@ -73,7 +73,8 @@ test('the game runs sandboxed from the play origin; Reset starts it again; it ca
   await page.goto('/');
   await page.evaluate(() => localStorage.setItem('secret', 'app-secret'));
   await visit(page, `/projects/${team.project.id}/packages/${webPackage.id}/play`, 'page_package_play');
-  expect(await page.title()).toBe(`${en('play_page_title', { title: 'Canvas game' })} - Cartridge`);
+  // The title follows once the package has loaded.
+  await page.waitForFunction((title) => document.title === title, `${en('play_page_title', { title: 'Canvas game' })} - Cartridge`, { timeout: 10_000 });
   const frame = page.locator('iframe.play_frame_iframe');
   await frame.waitFor({ timeout: 10_000 });
   expect(await frame.getAttribute('sandbox')).toBe('allow-scripts allow-pointer-lock allow-popups allow-forms allow-modals allow-downloads');

@@ -129,9 +129,11 @@ test('new branch through the prompt lands on the branch page; a taken title is r
   await dialog.getByLabel(en('project_overview_new_branch_label'), { exact: true }).fill('beta');
   await dialog.getByRole('button', { name: en('project_overview_create'), exact: true }).click();
   await dialog.waitFor({ state: 'detached', timeout: 10_000 });
+  // The prompt closes first, then the branch is created and the page moves to it.
+  await page.waitForURL((url) => url.pathname.startsWith(`/projects/${project.id}/branches/`), { timeout: 10_000 });
   const listed = await e2e.server.trpc(developer.token).projects.branches.list.query({ project: project.id });
   expect(listed.map((branch) => branch.title)).toEqual(['beta']);
-  await page.waitForURL((url) => url.pathname === `/projects/${project.id}/branches/${listed[0]!.id}`, { timeout: 10_000 });
+  expect(new URL(page.url()).pathname).toBe(`/projects/${project.id}/branches/${listed[0]!.id}`);
 
   await showOverview(page, project);
   await section(page, 'project_overview_branches').getByRole('link', { name: 'beta', exact: true }).waitFor();
