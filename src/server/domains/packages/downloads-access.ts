@@ -5,7 +5,7 @@ import { notFound } from '../../errors.ts';
 import type { Actor } from '../auth/actor.ts';
 import { describePackage } from './package-json.ts';
 import { getReadyPackage } from './package-content.ts';
-import { findPackageRow, packageColumns, type PackageRow } from './package-rows.ts';
+import { findPackageRow, isPackagePublic, packageColumns, type PackageRow } from './package-rows.ts';
 import { packageFileName } from '../../../shared/packages/file-name.ts';
 
 /** A ready package with what names its downloads. */
@@ -17,23 +17,10 @@ async function projectTitleOf(deps: Pick<Deps, 'db'>, projectId: string): Promis
   return project.title;
 }
 
-/** Whether a visitor may see the package (public project, in a version published to a public branch). */
-async function isVisibleToVisitors(deps: Pick<Deps, 'db'>, packageId: string): Promise<boolean> {
-  const rows = await deps.db
-    .select({ id: versionPackages.packageId })
-    .from(versionPackages)
-    .innerJoin(branchVersions, eq(branchVersions.versionId, versionPackages.versionId))
-    .innerJoin(branches, and(eq(branches.id, branchVersions.branchId), eq(branches.isPublic, true)))
-    .innerJoin(projects, and(eq(projects.id, branches.projectId), eq(projects.isPublic, true)))
-    .where(eq(versionPackages.packageId, packageId))
-    .limit(1);
-  return rows.length > 0;
-}
-
 /** Project routes: members any ready package, others what the project's visibility rule shows. */
 export async function getDownloadablePackage(deps: Deps, actor: Actor, projectId: string, packageId: string): Promise<DownloadablePackage> {
   const row = await getReadyPackage(deps, actor, projectId, packageId);
-  return { row, projectTitle: await projectTitleOf(deps, projectId), isPublic: await isVisibleToVisitors(deps, packageId) };
+  return { row, projectTitle: await projectTitleOf(deps, projectId), isPublic: await isPackagePublic(deps.db, packageId) };
 }
 
 /**
@@ -70,7 +57,7 @@ export async function getStorePackage(deps: Deps, projectId: string, branchId: s
 export async function getPackageForFile(deps: Deps, packageId: string): Promise<DownloadablePackage> {
   const row = await findPackageRow(deps.db, packageId);
   if (!row || row.status !== 'ready') throw notFound('file');
-  return { row, projectTitle: await projectTitleOf(deps, row.projectId), isPublic: await isVisibleToVisitors(deps, packageId) };
+  return { row, projectTitle: await projectTitleOf(deps, row.projectId), isPublic: await isPackagePublic(deps.db, packageId) };
 }
 
 /** '{project title} {package title}.zip' (spec §7); the archive and index keep the stem. */

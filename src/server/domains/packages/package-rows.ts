@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../db/client.ts';
-import { branches, branchVersions, packages, versionPackages } from '../../db/schema/index.ts';
+import { branches, branchVersions, packages, projects, versionPackages } from '../../db/schema/index.ts';
 import { notFound } from '../../errors.ts';
 import type { ProjectAccess } from '../projects/access.ts';
 
@@ -72,4 +72,15 @@ export async function findPackageRow(db: Executor, packageId: string, options: {
   const query = db.select(packageColumns).from(packages).where(eq(packages.id, packageId));
   const [row] = options.lock ? await query.for('update') : await query;
   return row as PackageRow | undefined;
+}
+
+/** Whether visitors may see the package: a public project and a version of it published to a public branch. */
+export async function isPackagePublic(db: Executor, packageId: string): Promise<boolean> {
+  const rows = await db
+    .select({ id: packages.id })
+    .from(packages)
+    .innerJoin(projects, and(eq(projects.id, packages.projectId), eq(projects.isPublic, true)))
+    .where(and(eq(packages.id, packageId), packageInPublicBranch))
+    .limit(1);
+  return rows.length > 0;
 }

@@ -7,7 +7,7 @@ import { playUrlOf } from '../../play/play-origin.ts';
 import { createPublicPlayToken, createSignedPlayToken } from '../../play/play-token.ts';
 import type { Actor } from '../auth/actor.ts';
 import { getReadyPackage } from './package-content.ts';
-import { packageInPublicBranch } from './package-rows.ts';
+import { isPackagePublic, packageInPublicBranch } from './package-rows.ts';
 
 export const webTag = 'os:web';
 
@@ -47,7 +47,7 @@ function requireWebPackage(tags: string[]): void {
 export async function getPackagePlayUrl(deps: Deps, actor: Actor, projectId: string, packageId: string): Promise<{ url: string }> {
   const row = await getReadyPackage(deps, actor, projectId, packageId);
   requireWebPackage(row.tags);
-  const isPublic = (await findPlayablePackage(deps.db, row.id, { publicOnly: true })) !== undefined;
+  const isPublic = await isPackagePublic(deps.db, row.id);
   const token = isPublic ? createPublicPlayToken(deps.config.secretKey, row.id) : createSignedPlayToken(deps.config.secretKey, row.id).token;
   return { url: playUrlOf(deps.config, token, row.entrypoint) };
 }
