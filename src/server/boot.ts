@@ -4,7 +4,7 @@ import { migrateDatabase } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { createJobSignal } from './jobs/signal.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createBlobStore } from './storage/index.ts';
+import { createBlobStore, createFileCache } from './storage/index.ts';
 
 /** Composition root minus listening: config → database (migrated) → storage → deps. */
 export async function bootDeps(config: Config, options: { log?: Logger; pgliteTemplate?: Blob; inMemoryPglite?: boolean } = {}): Promise<Deps> {
@@ -21,7 +21,8 @@ export async function bootDeps(config: Config, options: { log?: Logger; pgliteTe
     throw error;
   }
   const storage = createBlobStore(config.storageUrl, { dataDir: config.dataDir });
-  return { config, db: database.db, database, storage, log, jobSignal: createJobSignal() };
+  const fileCache = createFileCache({ dir: config.downloads.cacheDir, maxBytes: config.downloads.cacheBytes });
+  return { config, db: database.db, database, storage, fileCache, log, jobSignal: createJobSignal() };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

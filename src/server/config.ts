@@ -33,6 +33,7 @@ export const configVariables = [
   ['UPLOAD_PART_SIZE', '8388608', 'bytes per package upload part the server asks clients to send (1024..1073741824)'],
   ['UPLOAD_HOURS', '24', 'hours a package upload token stays valid (parts and finalize)'],
   ['DOWNLOAD_URL_MINUTES', '60', 'minutes a signed package download URL works (a download already started finishes)'],
+  ['DOWNLOAD_CACHE_SIZE', '10737418240', 'bytes of local disk (DATA_DIR/cache/downloads) for ready-made ZIPs and archives, least recently used dropped first (0 = none: downloads are generated for every request)'],
   ['JOB_WORKERS', '1', 'jobs this process runs at once (retention, ...); 0 = this process runs no jobs'],
   ['JOB_POLL_MS', '1000', 'how often an idle job worker looks for due jobs, in milliseconds'],
   ['JOB_LEASE_MS', '60000', 'how long a running job stays with its process without a heartbeat; a job of a crashed process is taken over after it'],
@@ -93,6 +94,7 @@ const environmentSchema = z.object({
   UPLOAD_PART_SIZE: z.coerce.number().int().min(1024).max(1024 ** 3).default(8 * 1024 ** 2),
   UPLOAD_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   DOWNLOAD_URL_MINUTES: z.coerce.number().positive().max(60 * 24 * 365).default(60),
+  DOWNLOAD_CACHE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
   JOB_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   JOB_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
   JOB_LEASE_MS: z.coerce.number().int().min(300).max(86_400_000).default(60_000),
@@ -123,8 +125,11 @@ export type Config = {
   quotas: { packageSize: number; branchVersionsCount: number; branchVersionsTime: number; branchVersionsNonCurrentTime: number };
   /** Package uploads: the part size clients are told to use and how long an upload token lives. */
   uploads: { partSize: number; tokenHours: number };
-  /** Package downloads: how long a signed download URL works, in seconds. */
-  downloads: { urlSeconds: number };
+  /**
+   * Package downloads: how long a signed download URL works, in seconds; where generated downloads
+   * (ZIPs, archives) are kept on local disk and how many bytes they may take (0: not kept).
+   */
+  downloads: { urlSeconds: number; cacheDir: string; cacheBytes: number };
   /**
    * Job worker loops in this process (0 = none: another process runs the jobs), their idle poll interval,
    * and the lease a claim holds without a heartbeat (renewed every third of it; a crashed process's job
@@ -178,7 +183,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       branchVersionsNonCurrentTime: Math.round(values.QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS * 86_400),
     },
     uploads: { partSize: values.UPLOAD_PART_SIZE, tokenHours: values.UPLOAD_HOURS },
-    downloads: { urlSeconds: Math.max(1, Math.round(values.DOWNLOAD_URL_MINUTES * 60)) },
+    downloads: {
+      urlSeconds: Math.max(1, Math.round(values.DOWNLOAD_URL_MINUTES * 60)),
+      cacheDir: join(dataDir, 'cache', 'downloads'),
+      cacheBytes: values.DOWNLOAD_CACHE_SIZE,
+    },
     jobs: { workers: values.JOB_WORKERS, pollMs: values.JOB_POLL_MS, leaseMs: values.JOB_LEASE_MS },
   };
 }

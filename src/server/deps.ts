@@ -2,7 +2,7 @@ import type { Config } from './config.ts';
 import type { Database, DatabaseHandle } from './db/client.ts';
 import type { JobSignal } from './jobs/signal.ts';
 import type { Logger } from './logger.ts';
-import type { BlobStore } from './storage/index.ts';
+import type { BlobStore, FileCache } from './storage/index.ts';
 
 /** Everything a service needs from the outside world, built once by the composition root. */
 export type Deps = {
@@ -10,6 +10,8 @@ export type Deps = {
   db: Database;
   database: DatabaseHandle;
   storage: BlobStore;
+  /** Generated downloads kept on local disk (sent with sendfile). */
+  fileCache: FileCache;
   log: Logger;
   /** Wakes this process's job workers after a service queued a job (see jobs/signal.ts). */
   jobSignal: JobSignal;

@@ -1,6 +1,7 @@
 import clientIndex from '../client/index.html';
 import { createApp } from './app.ts';
 import type { Deps } from './deps.ts';
+import { scheduleStorageSweep } from './domains/packages/storage-sweep.service.ts';
 import { scheduleRetentionSweep } from './domains/projects/retention.service.ts';
 import { clientRoutes } from './http/client-assets.ts';
 import { uploadWorkerRoutes } from './http/worker-assets.ts';
@@ -11,13 +12,16 @@ import { startPlayServer } from './play/play-server.ts';
 
 /**
  * This process's share of the job queue (JOB_WORKERS loops; none with 0, when other processes run the
- * jobs). Also makes sure the hourly retention sweep is queued: every process tries, one row results.
+ * jobs). Also makes sure the hourly retention sweep and the storage sweep are queued: every process
+ * tries, one row each results.
  */
 function startJobs(deps: Deps): { stop(): Promise<void> } {
   const { workers, pollMs, leaseMs } = deps.config.jobs;
   if (workers === 0) return { stop: async () => {} };
   const worker: JobWorker = startJobWorker(deps, jobHandlers, { pollMs, leaseMs, concurrency: workers });
-  const scheduling = scheduleRetentionSweep(deps.db).catch((error) => deps.log.error('scheduling the retention sweep failed', { error: String(error) }));
+  const scheduling = Promise.all([scheduleRetentionSweep(deps.db), scheduleStorageSweep(deps.db)]).catch((error) =>
+    deps.log.error('scheduling the periodic sweeps failed', { error: String(error) }),
+  );
   return {
     async stop() {
       await scheduling;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { mkdtempSync, readFileSync, rmSync, statSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeIndex, readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
@@ -396,12 +396,12 @@ describe('prepared downloads, URL lifetime and large bodies', () => {
     }
   });
 
-  test('a ZIP over the buffered limit arrives whole; ranges up to the limit carry their Content-Length', async () => {
+  async function largeZip(target: TestServer, owner: TestUser, projectId: string) {
     const size = bufferedBodyLimit + 3 * 1024 * 1024 + 17;
     const content = new Uint8Array(size);
     for (let offset = 0; offset < size; offset += 65536) crypto.getRandomValues(content.subarray(offset, Math.min(size, offset + 65536)));
-    const pkg = await uploadPackage(server, team.owner, team.project.id, { 'big.bin': content }, { compression: 1 });
-    const url = await downloadUrl(server, `/api/projects/${team.project.id}/packages/${pkg.id}/download?filter=zip`, team.owner.token);
+    const pkg = await uploadPackage(target, owner, projectId, { 'big.bin': content }, { compression: 1 });
+    const url = await downloadUrl(target, `/api/projects/${projectId}/packages/${pkg.id}/download?filter=zip`, owner.token);
     const head = await fetch(url, { method: 'HEAD' });
     const zipSize = Number(head.headers.get('content-length'));
     expect(zipSize).toBeGreaterThan(size);
@@ -410,10 +410,47 @@ describe('prepared downloads, URL lifetime and large bodies', () => {
     expect(whole.bytes.length).toBe(zipSize);
     const headerSize = 30 + 'big.bin'.length; // the local header of the only entry
     expect(sha256Hex(whole.bytes.subarray(headerSize, headerSize + size))).toBe(sha256Hex(content));
+    return { pkg, url, zipSize, whole };
+  }
+
+  test('a ZIP over the in-memory limit comes from the download cache with its Content-Length, also for large ranges', async () => {
+    const { pkg, url, zipSize, whole } = await largeZip(server, team.owner, team.project.id);
+    expect(whole.headers.get('content-length')).toBe(String(zipSize));
+    const cached = readdirSync(server.deps.config.downloads.cacheDir).filter((name) => name.startsWith(pkg.id));
+    expect(cached).toHaveLength(1);
+    expect(cached[0]).toMatch(new RegExp(`^${pkg.id}-[0-9a-f]{16}\\.zip$`));
+    expect(statSync(join(server.deps.config.downloads.cacheDir, cached[0]!)).size).toBe(zipSize);
+    const from = 1000;
+    const large = await fetchBytes(url, { headers: { range: `bytes=${from}-` } });
+    expect(large.status).toBe(206);
+    expect(large.headers.get('content-length')).toBe(String(zipSize - from));
+    expect(large.headers.get('content-range')).toBe(`bytes ${from}-${zipSize - 1}/${zipSize}`);
+    expect(large.headers.get('content-type')).toBe('application/zip');
+    expect(large.headers.get('content-disposition')).toContain('.zip');
+    expect(Buffer.from(large.bytes).equals(Buffer.from(whole.bytes.subarray(from)))).toBe(true);
     const piece = await fetch(url, { headers: { range: `bytes=1000-${1000 + bufferedBodyLimit - 1}` } });
     expect(piece.status).toBe(206);
     expect(piece.headers.get('content-length')).toBe(String(bufferedBodyLimit));
     expect(Buffer.from(await piece.arrayBuffer()).equals(Buffer.from(whole.bytes.subarray(1000, 1000 + bufferedBodyLimit)))).toBe(true);
+    // Deleting the package removes its cached files (chunk_gc).
+    const removed = await server.fetch(`/api/projects/${team.project.id}/packages/${pkg.id}`, { method: 'DELETE', token: team.owner.token });
+    expect(removed.status).toBeLessThan(300);
+    const deadline = Date.now() + 20_000;
+    while (readdirSync(server.deps.config.downloads.cacheDir).some((name) => name.startsWith(pkg.id)) && Date.now() < deadline) await Bun.sleep(50);
+    expect(readdirSync(server.deps.config.downloads.cacheDir).filter((name) => name.startsWith(pkg.id))).toEqual([]);
+  });
+
+  test('with DOWNLOAD_CACHE_SIZE=0 a large ZIP still arrives whole (streamed, without a length)', async () => {
+    const other = await startTestServer({ DOWNLOAD_CACHE_SIZE: '0' });
+    try {
+      const owner = await registerUser(other);
+      const project = await createProject(other, owner);
+      const { whole } = await largeZip(other, owner, project.id);
+      expect(whole.headers.get('content-length')).toBeNull();
+      expect(existsSync(other.deps.config.downloads.cacheDir)).toBe(false);
+    } finally {
+      await other.stop();
+    }
   });
 
   test('Bun.serve still drops the Content-Length of stream bodies (when this fails, drop bufferedBodyLimit in range.ts)', async () => {

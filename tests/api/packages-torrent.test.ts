@@ -100,3 +100,21 @@ test('a public package seeds from the unsigned public route, also through the st
   await server.fetch(`/api/projects/${team.project.id}/branches/${branchId}`, { method: 'PATCH', token: team.owner.token, json: { isPublic: false } });
   expect((await fetch(seed)).status).toBe(404);
 });
+
+test('a ZIP over 16 MiB (larger than one in-memory reply): aria2c still downloads it by web seed alone', async () => {
+  const size = 20 * 1024 * 1024 + 4321;
+  const content = new Uint8Array(size);
+  for (let offset = 0; offset < size; offset += 65536) crypto.getRandomValues(content.subarray(offset, Math.min(size, offset + 65536)));
+  const large = (await uploadTree(server, team.owner, team.project.id, { files: { 'data.pak': { content } } }, { title: 'Large', compression: 1 })).pkg.id;
+  const { raw, torrent } = await torrentOf(`/api/projects/${team.project.id}/packages/${large}/torrent`, team.owner.token);
+  const largeZip = (await fetchBytes(await downloadUrl(server, `/api/projects/${team.project.id}/packages/${large}/download?filter=zip`, team.owner.token))).bytes;
+  expect(torrent.info.length).toBe(largeZip.length);
+  expect(largeZip.length).toBeGreaterThan(size);
+  const download = await aria2cDownload(raw);
+  try {
+    expect(download.exitCode, download.output).toBe(0);
+    expect(sha256Hex(new Uint8Array(readFileSync(join(download.folder, 'out', text(torrent.info.name)))))).toBe(sha256Hex(largeZip));
+  } finally {
+    rmSync(download.folder, { recursive: true, force: true });
+  }
+}, 120_000);

@@ -35,22 +35,17 @@ export function parseRange(header: string | null, size: number): RangeRequest {
  * raw Bun.serve, without Elysia (so Elysia's response mapping is not the cause), for bodies of 8, 15,
  * 16, 17 and 40 MiB: default pull streams, `type: 'bytes'` streams, `type: 'direct'` streams and async
  * generators all went out chunked without the header. The only bodies that keep a length are in-memory
- * ones (Blob, bytes: the length is the buffer's) and a regular Bun.file (sendfile; the length is its
- * stat size when sending starts: a file still being written is cut short there, and a FIFO is sent
- * chunked). node:http's createServer inside Bun does honour the header (40 MiB streamed with its
- * Content-Length), but it cannot share the one port with Bun.serve (which the HTML bundle routes need).
+ * ones (Blob, bytes: the length is the buffer's) and a regular Bun.file or a slice of one (sendfile).
+ * node:http's createServer inside Bun does honour the header, but it cannot share the one port with
+ * Bun.serve (which the HTML bundle routes need).
  *
- * Without a length, aria2c's web seed (it asks a single-file torrent's web seed for bytes=0-{size-1}
- * first) fails with "Size mismatch Expected:<size> Actual:0", also when the 206 carries Content-Range,
- * and a 206 cut shorter than asked (with its own Content-Length) is refused too; browsers show no
- * progress total. So bodies up to this size, which covers a BitTorrent piece (pieceLengthFor caps
- * them at 16 MiB) and most ranged requests, are collected first and sent with their length; larger
- * ones stream chunked (memory stays flat). Consequence until Bun honours the header: aria2c cannot use
- * the web seed of a ZIP over 16 MiB. The alternative, spooling a large body to a temporary file and
- * sending it with Bun.file, keeps memory flat and the length right, but delays the first byte by a
- * full generation of the range and writes it to disk for every request (each web-seed connection
- * asks from its offset to the end). tests/api/packages-downloads.test.ts checks the Bun behaviour:
- * when that check fails, Bun honours the header and this limit can go.
+ * Without a length, aria2c's web seed fails with "Size mismatch Expected:<size> Actual:0" and browsers
+ * show no progress total. So a generated body is sent one of three ways: from a local file when the
+ * body has one (`file`: ZIPs and archives are kept in a disk cache, storage/file-cache.ts), collected
+ * in memory up to this size (a BitTorrent piece: pieceLengthFor caps them at 16 MiB), and streamed
+ * chunked above it only when no file can be made (the cache is off or too small for it).
+ * tests/api/packages-downloads.test.ts checks the Bun behaviour: when that check fails, Bun honours
+ * the header and the in-memory step can go.
  */
 export const bufferedBodyLimit = 16 * 1024 * 1024;
 
@@ -62,6 +57,11 @@ export type RangedBody = {
   headers: Record<string, string>;
   /** Bytes start..end (end exclusive), generated or read lazily. */
   open(start: number, end: number): Promise<ReadableStream<Uint8Array>> | ReadableStream<Uint8Array>;
+  /**
+   * A local file holding exactly these bytes, if there is one; `make`: create it when missing (asked
+   * for ranges too large to collect in memory). Undefined: serve from `open`.
+   */
+  file?(make: boolean): Promise<string | undefined>;
 };
 
 /** The reply to GET or HEAD of a body that supports ranges: 200, 206, 304 or 416. */
@@ -88,6 +88,8 @@ export async function serveRanged(request: Request, body: RangedBody): Promise<R
   const status = range.kind === 'range' ? 206 : 200;
   if (range.kind === 'range') headers.set('content-range', `bytes ${start}-${end - 1}/${body.size}`);
   if (request.method === 'HEAD' || end === start) return new Response(null, { status, headers });
+  const path = await body.file?.(end - start > bufferedBodyLimit);
+  if (path) return new Response(Bun.file(path).slice(start, end), { status, headers });
   const stream = await body.open(start, end);
   if (end - start > bufferedBodyLimit) return new Response(stream, { status, headers });
   return new Response((await new Response(stream).bytes()) as Uint8Array<ArrayBuffer>, { status, headers });

@@ -3,6 +3,7 @@ import { applyRetention, enqueueRetentionForAllProjects, scheduleRetentionSweep 
 import { collectPackageBlobs } from '../domains/packages/chunk-gc.service.ts';
 import { runResolve } from '../domains/packages/resolve.service.ts';
 import { preparePackageDownloads } from '../domains/packages/downloads-prepare.ts';
+import { scheduleStorageSweep, sweepStorage } from '../domains/packages/storage-sweep.service.ts';
 import type { JobKind, JobKinds } from './kinds.ts';
 import { deleteFinishedJobs, type Job } from './queue.ts';
 import type { JobContext } from './worker.ts';
@@ -31,5 +32,10 @@ export const jobHandlers: { [K in JobKind]: JobHandler<K> } = {
     // Finished jobs are kept a week (their outputs are what clients and operators look at), then forgotten.
     const jobsForgotten = await deleteFinishedJobs(deps.db, finishedJobsKeptMs);
     return { projects, jobsForgotten };
+  },
+
+  storage_sweep: async (deps) => {
+    await scheduleStorageSweep(deps.db); // first, as for retention_sweep
+    return sweepStorage(deps);
   },
 };

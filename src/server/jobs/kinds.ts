@@ -1,5 +1,6 @@
 import type { RetentionResult } from '../domains/projects/retention.service.ts';
 import type { ChunkCollectionPayload } from '../domains/packages/chunk-gc.service.ts';
+import type { StorageSweepResult } from '../domains/packages/storage-sweep.service.ts';
 
 /**
  * Every job kind with its payload and output (both stored as jsonb). Types only, so the queue, the
@@ -20,6 +21,8 @@ export type JobKinds = {
   /** Computes a ready package's ZIP CRC-32s and torrent ahead of the first download (packages downloads-prepare). */
   package_prepare: { payload: { packageId: string }; output: { prepared: boolean } };
   retention_sweep: { payload: Record<string, never>; output: { projects: number; jobsForgotten: number } };
+  /** Every 6 hours: removes what crashes and abandoned uploads left in storage (packages storage-sweep.service). */
+  storage_sweep: { payload: Record<string, never>; output: StorageSweepResult };
 };
 
 export type JobKind = keyof JobKinds;

@@ -14,3 +14,4 @@ export {
 export { createBlobStore, parseBlobStoreUrl, type BlobStoreLocation } from './create-blob-store.ts';
 export { createFileBlobStore, type FileBlobStoreOptions } from './file-store.ts';
 export { createS3BlobStore, type S3BlobStoreOptions } from './s3-store.ts';
+export { createFileCache, fileCacheBytes, type FileCache } from './file-cache.ts';

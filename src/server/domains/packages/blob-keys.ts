@@ -31,6 +31,11 @@ export function chunkIdentity(compression: CompressionAlgorithm, hashHex: string
   return compression === 1 ? `${hashHex}-${compressedSize}` : hashHex;
 }
 
+/** Everything stored for one package apart from chunks and parts: its index and derived blobs. */
+export function packagePrefix(packageId: string): string {
+  return `packages/${packageId}/`;
+}
+
 export function indexKey(packageId: string): string {
   return `packages/${packageId}/index`;
 }

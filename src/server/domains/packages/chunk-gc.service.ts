@@ -4,11 +4,12 @@ import type { Executor } from '../../db/client.ts';
 import { packageChunks, packages } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { enqueueJob } from '../../jobs/queue.ts';
-import { chunkIdentity, chunkKey, indexKey, uploadPrefix } from './blob-keys.ts';
+import { chunkIdentity, chunkKey, indexKey, packagePrefix, uploadPrefix } from './blob-keys.ts';
 
 /**
  * Chunk garbage collection. Deleting a package removes its rows at once (package_chunks cascade) and
- * queues a chunk_gc job that later deletes its index, any upload parts, and each of its chunk blobs no
+ * queues a chunk_gc job that later deletes its index and derived blobs, any upload parts, its files in
+ * the local download cache, and each of its chunk blobs no
  * package references any more (package_chunks of every package).
  *
  * Concurrent uploads: a finalize or resolve may have found a chunk already stored and skipped writing
@@ -63,6 +64,8 @@ export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPa
     });
   }
   for await (const part of deps.storage.list(uploadPrefix(payload.packageId))) await deps.storage.delete(part.key);
-  await deps.storage.delete(indexKey(payload.packageId));
+  // The index, the ZIP's CRC-32s, the torrent: everything under packages/{id}/.
+  for await (const blob of deps.storage.list(packagePrefix(payload.packageId))) await deps.storage.delete(blob.key);
+  await deps.fileCache.forget(payload.packageId);
   return { deletedChunks };
 }

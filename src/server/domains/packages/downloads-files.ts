@@ -36,6 +36,25 @@ export async function zipFileOf(deps: Pick<Deps, 'storage'>, row: DownloadablePa
   return zipLayout(index, crcs);
 }
 
+/** Cache key of a generated download: the package's content never changes once it is ready. */
+export function cachedDownloadKey(row: Pick<DownloadablePackage['row'], 'id' | 'indexHash'>, kind: 'zip' | 'archive'): string {
+  return `${row.id}-${row.indexHash!.slice(0, 16)}.${kind}`;
+}
+
+/** The ZIP of a package as a local file (made on first need; undefined when the cache cannot hold it). */
+export async function cachedZipFile(
+  deps: Pick<Deps, 'storage' | 'fileCache'>,
+  row: DownloadablePackage['row'],
+  make: boolean,
+  known?: VirtualFile,
+): Promise<string | undefined> {
+  const key = cachedDownloadKey(row, 'zip');
+  if (!make) return deps.fileCache.find(key);
+  const layout = known ?? (await zipFileOf(deps, row));
+  const compression = (row.compression ?? 0) as CompressionAlgorithm;
+  return deps.fileCache.ensure(key, layout.size, () => readVirtualRange(layout, 0, layout.size, rawChunkLoader(deps, compression)));
+}
+
 /** Opens what a /api/files URL names, after checking its signature (or the package's publicity). */
 export async function openPackageFile(deps: Deps, request: FileRequest): Promise<RangedBody> {
   const kind = parseDownloadKind(request.kind);
@@ -65,11 +84,25 @@ export async function openPackageFile(deps: Deps, request: FileRequest): Promise
     case 'archive': {
       const indexBytes = await readPackageIndexBytes(deps, row.id);
       const layout = archiveLayout(decodeIndex(indexBytes), indexBytes, row.indexHash!);
-      return { size: layout.size, etag, headers, open: (start, end) => readVirtualRange(layout, start, end, storedChunkLoader(deps, compression)) };
+      const key = cachedDownloadKey(row, 'archive');
+      const load = storedChunkLoader(deps, compression);
+      return {
+        size: layout.size,
+        etag,
+        headers,
+        open: (start, end) => readVirtualRange(layout, start, end, load),
+        file: (make) => (make ? deps.fileCache.ensure(key, layout.size, () => readVirtualRange(layout, 0, layout.size, load)) : deps.fileCache.find(key)),
+      };
     }
     case 'zip': {
       const layout = await zipFileOf(deps, row);
-      return { size: layout.size, etag, headers, open: (start, end) => readVirtualRange(layout, start, end, rawChunkLoader(deps, compression)) };
+      return {
+        size: layout.size,
+        etag,
+        headers,
+        open: (start, end) => readVirtualRange(layout, start, end, rawChunkLoader(deps, compression)),
+        file: (make) => cachedZipFile(deps, row, make, layout),
+      };
     }
   }
 }

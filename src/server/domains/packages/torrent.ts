@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import type { CompressionAlgorithm } from '../../../shared/archive/index.ts';
 import type { Deps } from '../../deps.ts';
 import { downloadFileName, type DownloadablePackage } from './downloads-access.ts';
-import { zipFileOf } from './downloads-files.ts';
+import { cachedZipFile, zipFileOf } from './downloads-files.ts';
 import { publicZipUrl, signedFileUrl, torrentWebSeedSeconds } from './signed-url.ts';
 import { rawChunkLoader } from './zip/chunks.ts';
 import { readVirtualRange } from './zip/segments.ts';
@@ -22,10 +22,11 @@ export function pieceLengthFor(size: number): number {
   return Math.min(16 * 1024 * 1024, Math.max(16 * 1024, 2 ** exponent));
 }
 
-/** Hashes the ZIP's pieces (one full pass over the ZIP, chunk by chunk). */
-async function hashZip(deps: Pick<Deps, 'storage'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
+/** Hashes the ZIP's pieces: one full pass over the cached ZIP file, or over its chunks without one. */
+async function hashZip(deps: Pick<Deps, 'storage' | 'fileCache'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
   const zip = await zipFileOf(deps, row);
-  const stream = readVirtualRange(zip, 0, zip.size, rawChunkLoader(deps, (row.compression ?? 0) as CompressionAlgorithm));
+  const cached = await cachedZipFile(deps, row, false);
+  const stream = cached ? Bun.file(cached).stream() : readVirtualRange(zip, 0, zip.size, rawChunkLoader(deps, (row.compression ?? 0) as CompressionAlgorithm));
   const input = Readable.fromWeb(stream as unknown as import('node:stream/web').ReadableStream<Uint8Array>);
   return new Promise((resolve, reject) => {
     createTorrent(
@@ -44,7 +45,7 @@ const running = new Map<string, Promise<Uint8Array>>();
  * concurrent writers store the same bytes). What may change, the name (titles can be renamed) and
  * the web seed URL (signed URLs expire), is set on every request.
  */
-export async function loadBaseTorrent(deps: Pick<Deps, 'storage'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
+export async function loadBaseTorrent(deps: Pick<Deps, 'storage' | 'fileCache'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
   const key = torrentKey(row.id);
   if (await deps.storage.stat(key)) return new Uint8Array(await new Response(await deps.storage.get(key)).arrayBuffer());
   let computing = running.get(row.id);

@@ -1,0 +1,146 @@
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { open, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Generated downloads (a package's ZIP, its archive) kept as plain files on local disk, so they are
+ * sent with sendfile: the kernel copies the bytes, memory stays flat whatever the size and the number
+ * of downloads, and the reply carries its Content-Length (Bun drops it from streamed bodies, see
+ * http/range.ts). Derived data only: a missing file is made again from the blob store.
+ *
+ * Names are the caller's keys (immutable content: a key names one byte sequence forever). A file is
+ * written under a temporary name and renamed when complete, so a reader never sees a partial file and
+ * a crash leaves only a temporary file, removed at the next start. Least recently used files go first
+ * when the total passes the budget; files used in the last minute are kept (they may be being sent).
+ */
+export type FileCache = {
+  /** The file's path when it is here (and marks it used). */
+  find(key: string): Promise<string | undefined>;
+  /**
+   * The file's path, writing it from `produce` first when missing (one writer per key in this
+   * process). Undefined when the cache is off or `size` alone exceeds its budget.
+   */
+  ensure(key: string, size: number, produce: () => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>): Promise<string | undefined>;
+  /** Removes every file whose key starts with `prefix` (a deleted package). */
+  forget(prefix: string): Promise<void>;
+};
+
+const TEMPORARY = '.partial-';
+const recentlyUsedMs = 60_000;
+const keyPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}$/;
+
+function checkKey(key: string): string {
+  if (!keyPattern.test(key) || key.includes(TEMPORARY)) throw new Error(`bad file cache key ${JSON.stringify(key)}`);
+  return key;
+}
+
+export function createFileCache(options: { dir: string; maxBytes: number }): FileCache {
+  const { dir, maxBytes } = options;
+  const writing = new Map<string, Promise<string | undefined>>();
+  if (maxBytes > 0) {
+    mkdirSync(dir, { recursive: true });
+    // Leftovers of a process that died while writing.
+    for (const name of readdirSync(dir)) if (name.includes(TEMPORARY)) rmSync(join(dir, name), { force: true });
+  }
+
+  const pathOf = (key: string) => join(dir, checkKey(key));
+
+  async function find(key: string): Promise<string | undefined> {
+    if (maxBytes <= 0) return undefined;
+    const path = pathOf(key);
+    const now = new Date();
+    try {
+      await utimes(path, now, now);
+      return path;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function evict(keep: string): Promise<void> {
+    const files: { path: string; size: number; used: number; partial: boolean }[] = [];
+    let total = 0;
+    for (const name of await readdir(dir)) {
+      const path = join(dir, name);
+      try {
+        const info = await stat(path);
+        files.push({ path, size: info.size, used: info.mtimeMs, partial: name.includes(TEMPORARY) });
+        total += info.size;
+      } catch {
+        // removed meanwhile
+      }
+    }
+    if (total <= maxBytes) return;
+    files.sort((a, b) => a.used - b.used);
+    const recent = Date.now() - recentlyUsedMs;
+    for (const file of files) {
+      if (total <= maxBytes) break;
+      // Another writer's file in progress counts against the budget but is not ours to remove.
+      if (file.path === keep || file.partial || file.used > recent) continue;
+      await rm(file.path, { force: true });
+      total -= file.size;
+    }
+  }
+
+  async function write(key: string, size: number, produce: () => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>): Promise<string> {
+    const path = pathOf(key);
+    const temporary = join(dir, `${key}${TEMPORARY}${randomBytes(6).toString('hex')}`);
+    const handle = await open(temporary, 'w');
+    let written = 0;
+    try {
+      const reader = (await produce()).getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        // Writes are awaited one by one: at most the producer's read-ahead is held in memory.
+        for (let offset = 0; offset < value.byteLength; ) {
+          const { bytesWritten } = await handle.write(value, offset, value.byteLength - offset);
+          offset += bytesWritten;
+        }
+        written += value.byteLength;
+      }
+      if (written !== size) throw new Error(`file cache ${key}: produced ${written} bytes, expected ${size}`);
+      await handle.datasync();
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    await handle.close();
+    await rename(temporary, path);
+    await evict(path);
+    return path;
+  }
+
+  return {
+    find,
+    async ensure(key, size, produce) {
+      if (maxBytes <= 0 || size > maxBytes) return undefined;
+      const found = await find(key);
+      if (found) return found;
+      let pending = writing.get(key);
+      if (!pending) {
+        pending = write(key, size, produce).finally(() => writing.delete(key));
+        writing.set(key, pending);
+      }
+      return pending;
+    },
+    async forget(prefix) {
+      if (maxBytes <= 0) return;
+      checkKey(prefix);
+      for (const name of await readdir(dir)) if (name.startsWith(prefix)) await rm(join(dir, name), { force: true });
+    },
+  };
+}
+
+/** Bytes the cache folder holds now (tests and the benchmark). */
+export function fileCacheBytes(dir: string): number {
+  let total = 0;
+  try {
+    for (const name of readdirSync(dir)) total += statSync(join(dir, name)).size;
+  } catch {
+    return 0;
+  }
+  return total;
+}
