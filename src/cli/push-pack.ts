@@ -7,12 +7,6 @@ import { startProgress } from './progress.ts';
 
 const MAGIC = [0x43, 0x52, 0x54, 0x31];
 
-export function sameTags(a: readonly string[], b: readonly string[]): boolean {
-  const left = [...a].sort();
-  const right = [...b].sort();
-  return left.length === right.length && left.every((tag, i) => tag === right[i]);
-}
-
 /** The current version's packages of a branch (empty when nothing was published yet). */
 export async function currentPackages(api: Api, projectId: string, versionId: string | undefined): Promise<Package[]> {
   if (!versionId) return [];

@@ -52,6 +52,9 @@ export function startServer(givenDeps: Deps, options: { port: number; hostname: 
       hostname: options.hostname,
       development: options.development ?? false,
       maxRequestBodySize: 1024 * 1024 * 1024,
+      // Bun's default (10 s without a byte either way) cuts requests that compute before answering:
+      // a torrent or a download of a large package whose derived data is not made yet.
+      idleTimeout: 120,
       routes: {
         ...clientRoutes(clientIndex),
         // The upload worker is its own bundle (worker-assets.ts): Bun's HTML bundler has no worker entries.

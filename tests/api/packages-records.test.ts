@@ -80,6 +80,11 @@ describe('package records', () => {
     expect(await server.deps.storage.stat(`packages/${loose.id}/index`)).toBeUndefined();
     const chunks = await Array.fromAsync(server.deps.storage.list('chunks/raw/'));
     expect(chunks.length).toBe(2);
+    // An upload not finalized yet: whoever may upload can delete it (cancel); testers cannot.
+    const unfinished = (await (await server.fetch(base(), { method: 'POST', token: team.developer.token, json: { size: 10, tags: [], entrypoint: null, basePackage: null } })).json()) as { id: string };
+    expect((await server.fetch(`${base()}/${unfinished.id}`, { method: 'DELETE', token: team.tester.token })).status).toBe(403);
+    expect((await server.fetch(`${base()}/${unfinished.id}`, { method: 'DELETE', token: team.developer.token })).status).toBeLessThan(300);
+    expect((await server.fetch(`${base()}/${unfinished.id}`, { token: team.developer.token })).status).toBe(404);
   });
 
   test('a version with an unknown package is not_found', async () => {

@@ -23,7 +23,7 @@ function fakeServer(fail: (part: number, call: number) => number | 'network' | u
   const doFetch = (async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(String(input));
     const part = Number(url.searchParams.get('part'));
-    const body = new Uint8Array(init!.body as Uint8Array);
+    const body = new Uint8Array(await new Response(init!.body).arrayBuffer());
     calls.push({ part, size: body.length });
     inFlight += 1;
     maxInFlight = Math.max(maxInFlight, inFlight);

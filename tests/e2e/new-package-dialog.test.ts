@@ -6,6 +6,7 @@ import { formatSize } from '../../src/shared/format/size.ts';
 import { en, message, rtlLanguage, startE2E, visit, watchConsole, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
 import { restApi, type Item } from './support/projects.ts';
+import { startProxiedE2E } from './support/proxied-e2e.ts';
 
 /** Spec §2 'new package' dialog, §4 upload tree edits, §5 package checks, in Chromium through the branch page. */
 let e2e: E2E;
@@ -19,13 +20,13 @@ afterAll(async () => {
 const { api } = restApi(() => e2e.server);
 
 /** Branch page → Publish new version → New package: the dialog as a developer reaches it. */
-async function openNewPackage(page: Page, team: Team, existing?: Item, title = en('new_package_title')): Promise<Locator> {
+async function openNewPackage(page: Page, team: Team, existing?: Item): Promise<Locator> {
   const branch: Item = existing ?? (await api('POST', `/api/projects/${team.project.id}/branches`, team.owner, { title: `main-${Math.random().toString(36).slice(2, 6)}` }));
   await visit(page, `/projects/${team.project.id}/branches/${branch.id}`, 'page_branch');
   await page.getByRole('button', { name: en('branch_publish_new'), exact: true }).click();
   const versionDialog = page.locator('dialog[open]').first();
   await versionDialog.getByRole('button', { name: en('upload_new_package'), exact: true }).click();
-  const dialog = page.locator('dialog[open]', { has: page.getByRole('heading', { name: title, exact: true }) });
+  const dialog = page.locator('dialog[open]', { has: page.getByRole('heading', { name: en('new_package_title'), exact: true }) });
   await dialog.waitFor({ timeout: 10_000 });
   return dialog;
 }
@@ -169,6 +170,11 @@ function randomText(length: number): string {
 }
 
 test('an update of the current package of the branch: the patch size shown is what the upload sends', async () => {
+  // Its own server behind a counting proxy: the bytes of the part PUTs are counted where they pass.
+  const proxied = await startProxiedE2E();
+  try {
+  const e2e = proxied.e2e;
+  const { api } = restApi(() => e2e.server);
   const team = await makeTeam(e2e.server);
   // Files under 16 KiB are one chunk whatever the chunking, so the browser's upload can reuse them.
   const files = { 'index.html': `<!doctype html><p>${randomText(9000)}</p>`, 'data.txt': randomText(12_000) };
@@ -177,13 +183,10 @@ test('an update of the current package of the branch: the patch size shown is wh
   const version = await api('POST', `/api/projects/${team.project.id}/versions`, team.owner, { title: '1.0.0', description: '', packages: [base.id] });
   await api('POST', `/api/projects/${team.project.id}/branches/${branch.id}/versions/${version.id}`, team.owner);
 
-  const { page, context } = await e2e.openSignedIn({ user: team.developer });
-  const sent: number[] = [];
-  context.on('request', (request) => {
-    if (request.method() === 'PUT' && new URL(request.url()).pathname.startsWith('/api/uploads/')) sent.push(request.postDataBuffer()?.length ?? 0);
-  });
-  const dialog = await openNewPackage(page, team, branch, en('new_package_title_update', { title: 'Web' }));
+  const { page } = await proxied.openSignedIn(team.developer);
+  const dialog = await openNewPackage(page, team, branch);
   expect(await dialog.locator('input[type="checkbox"][value="os:web"]').isChecked()).toBe(true);
+  expect(await dialog.getByTestId('new-package-base').textContent()).toBe(en('new_package_base_update', { title: 'Web' }));
   const added = randomText(5000);
   await dropFolder(page, dialog.getByTestId('file-tree'), 'update', { ...files, 'added.txt': added });
   await check(dialog, 'single_root_directory').getByRole('button', { name: en('package_check_fix_explode_root'), exact: true }).click();
@@ -203,9 +206,12 @@ test('an update of the current package of the branch: the patch size shown is wh
   }
   const update = packages.find((item) => item.id !== base.id);
   expect(update?.status).toBe('ready');
-  const sentBytes = sent.reduce((sum, size) => sum + size, 0);
+  const sentBytes = proxied.proxy.partBytes;
   expect(sentBytes).toBeGreaterThan(added.length);
   expect(sentBytes).toBeLessThan(added.length + 2000);
   // The whole archive would be about 26 KiB; only the new file and the index travel.
   expect(text).toBe(en('new_package_patch_size', { patch: formatSize(sentBytes), total: text.match(/of (.+) will/)![1]! }));
+  } finally {
+    await proxied.close();
+  }
 }, 90_000);

@@ -9,8 +9,9 @@ import type { TestUser } from '../support/accounts.ts';
 import { makeTeam, type Team } from '../support/projects.ts';
 import { startTestProxy, type TestProxy } from '../support/http-proxy.ts';
 import { noise } from '../support/noise.ts';
-import { addSessionCookie, en, startE2E, visit, watchConsole, type E2E } from './support/app.ts';
+import { addSessionCookie, en, startE2E, watchConsole, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+import { createNewPackage, openNewPackageDialog, openPublishDialog as openBranchPublishDialog, publishVersion as publish, waitUploadFinished } from './support/uploads.ts';
 
 /**
  * Spec §2/§4 packages in the browser: branch page → Publish new version → New package (files picked
@@ -65,21 +66,11 @@ async function openThroughProxy(user: TestUser): Promise<{ context: BrowserConte
   return { context, page, problems: watchConsole(page) };
 }
 
-const branchPath = (team: Team, branch: Item) => `/projects/${team.project.id}/branches/${branch.id}`;
-
-async function openPublishDialog(page: Page, team: Team, branch: Item): Promise<Locator> {
-  await visit(page, branchPath(team, branch), 'page_branch');
-  await page.getByRole('group', { name: en('branch_actions_label'), exact: true }).getByRole('button', { name: en('branch_publish_new'), exact: true }).click();
-  const dialog = page.locator('dialog[open]').first();
-  await dialog.waitFor();
-  return dialog;
-}
+const openPublishDialog = (page: Page, team: Team, branch: Item): Promise<Locator> => openBranchPublishDialog(page, team.project.id, branch.id);
 
 /** The new package dialog on top of the version dialog: files picked, every check fixed, Create. */
 async function addNewPackage(page: Page, versionDialog: Locator, paths: string[], options: { beforeCreate?: (dialog: Locator) => Promise<void> } = {}): Promise<Locator> {
-  await versionDialog.getByRole('button', { name: en('upload_new_package'), exact: true }).click();
-  const dialog = page.locator('dialog[open].new_package_dialog');
-  await dialog.waitFor();
+  const dialog = await openNewPackageDialog(page, versionDialog);
   await dialog.locator('[data-testid="new-package-files-input"]').setInputFiles(paths);
   await dialog.locator('[data-testid="new-package-upload-size"]').waitFor({ timeout: 30_000 });
   // Fix every warning with its one-click fix (start file, tags) until none is left.
@@ -92,23 +83,11 @@ async function addNewPackage(page: Page, versionDialog: Locator, paths: string[]
     await page.waitForTimeout(100);
   }
   await dialog.getByText(en('new_package_checks_ok'), { exact: true }).waitFor();
-  const create = dialog.getByRole('button', { name: en('new_package_create'), exact: true });
-  await page.waitForFunction((button) => !(button as HTMLButtonElement).disabled, await create.elementHandle(), { timeout: 30_000 });
-  await options.beforeCreate?.(dialog);
-  await create.click();
-  await dialog.waitFor({ state: 'detached' });
-  return versionDialog.locator('.upload_item').last();
+  return createNewPackage(page, dialog, versionDialog, options);
 }
 
 async function waitUploaded(item: Locator, timeout = 60_000): Promise<void> {
-  await item.locator('xpath=self::*[@data-status="done" or @data-status="errored"]').waitFor({ timeout });
-  expect(await item.getAttribute('data-status')).toBe('done');
-}
-
-async function publish(page: Page, dialog: Locator): Promise<void> {
-  await dialog.getByRole('button', { name: en('version_publish'), exact: true }).click();
-  await dialog.waitFor({ state: 'detached', timeout: 20_000 });
-  await page.locator('[data-testid="branch-current"] a').waitFor({ timeout: 10_000 });
+  expect(await waitUploadFinished(item, timeout)).toBe('done');
 }
 
 type ApiVersion = Item & { packages?: unknown };

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { rename, rm } from 'node:fs/promises';
 import { packageFileName, sanitizeFileName } from '../../shared/packages/file-name.ts';
+import { sameTags } from '../../shared/packages/same-tags.ts';
 import { describeTagProblem, validateTags } from '../../shared/packages/tags.ts';
 import type { Package } from '../../shared/schemas/packages.ts';
 import { formatSize } from '../../shared/format/size.ts';
@@ -10,7 +11,7 @@ import { requireCredentials } from '../credentials.ts';
 import { CliError, exitCodes } from '../errors.ts';
 import type { CliIo } from '../io.ts';
 import { startProgress } from '../progress.ts';
-import { currentPackages, downloadUrl, sameTags } from '../push-pack.ts';
+import { currentPackages, downloadUrl } from '../push-pack.ts';
 import { findBranch, findProject, parseTarget } from '../target.ts';
 
 export const downloadUsage = `cartridge download PROJECT/BRANCH [options]

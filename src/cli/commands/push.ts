@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { setEntrypoint, splitPath, type CompressionAlgorithm } from '../../shared/archive/index.ts';
 import { checkPackage } from '../../shared/packages/checks.ts';
+import { sameTags } from '../../shared/packages/same-tags.ts';
 import { describeTagProblem, validateTags } from '../../shared/packages/tags.ts';
 import { describeFix, describeWarning } from '../../shared/packages/warning-text.ts';
 import { nextVersionTitle, type Version } from '../../shared/schemas/versions.ts';
@@ -11,7 +12,7 @@ import { requireCredentials } from '../credentials.ts';
 import { CliError, exitCodes } from '../errors.ts';
 import { readFolderTree } from '../folder-tree.ts';
 import type { CliIo } from '../io.ts';
-import { currentPackages, fetchBaseIndex, packToFile, sameTags } from '../push-pack.ts';
+import { currentPackages, fetchBaseIndex, packToFile } from '../push-pack.ts';
 import { clearPushCache, createStateWriter, openPushCache, readPushState, type PushState } from '../push-state.ts';
 import { uploadPackage } from '../push-upload.ts';
 import { findBranch, findProject, parseTarget } from '../target.ts';

@@ -63,6 +63,8 @@ export async function runPackageUpload(job: PackageUploadJob, context: PackageUp
       return attempt();
     }, retrying(status, retryStatus));
   };
+  // The record the server made (or the resumed one): deleted again when the upload is cancelled.
+  let recordId: string | null = null;
   context.onState(state);
   try {
     await context.limiters.packing.run(async () => {
@@ -89,17 +91,36 @@ export async function runPackageUpload(job: PackageUploadJob, context: PackageUp
       }
     });
   } catch (error) {
-    update({ status: 'errored', error: context.signal.aborted ? 'request_aborted' : errorCode(error) });
+    if (!context.signal.aborted) {
+      update({ status: 'errored', error: errorCode(error) });
+      return state;
+    }
+    // Cancelled (the item removed, the dialog closed): no half-made package may stay behind.
+    if (recordId) await discardRecord(recordId);
+    update({ status: 'errored', error: 'request_aborted', packageId: null });
     return state;
   }
   update({ status: 'done', progress: 1 });
   return state;
+
+  /**
+   * Best effort, with one retry: a refusal (404: already gone) or a second failure leaves the record
+   * to the storage sweep, which deletes uploads whose token expired.
+   */
+  async function discardRecord(packageId: string): Promise<void> {
+    await withRetries(() => context.api.deletePackage(job.project, packageId), {
+      tries: 2,
+      delayMs: context.retryDelayMs,
+      sleep: context.sleep,
+    }).catch(() => undefined);
+  }
 
   async function uploadArchive(index: ArchiveIndex, base: ArchiveIndex | undefined, size: number, resume: ResumeState | null): Promise<void> {
     const { draft } = job;
     let created: CreatedPackage;
     if (resume) {
       created = { id: resume.packageId, uploadInfo: resume.uploadInfo };
+      recordId = created.id;
     } else {
       created = await call('creating', 'create_retrying', () =>
         context.api.createPackage(
@@ -108,6 +129,7 @@ export async function runPackageUpload(job: PackageUploadJob, context: PackageUp
           context.signal,
         ),
       );
+      recordId = created.id;
       context.onCreated?.({ packageId: created.id, uploadInfo: created.uploadInfo, size, parts: [] });
     }
     if (created.uploadInfo.partHashAlgorithm !== 'sha1') throw Object.assign(new Error('unsupported part hash'), { code: 'unsupported_hash_algorithm' });

@@ -18,6 +18,8 @@ export type UploadApi = {
   resolvePackage(project: string, packageId: string, signal?: AbortSignal): Promise<ResolveJob>;
   jobState(token: string, signal?: AbortSignal): Promise<JobState>;
   baseIndex(project: string, packageId: string, signal?: AbortSignal): Promise<ArchiveIndex>;
+  /** DELETE .../packages/{package}: a cancelled upload's record (needs the deletePackage action). */
+  deletePackage(project: string, packageId: string, signal?: AbortSignal): Promise<void>;
 };
 
 export function createUploadApi(config: UploadApiConfig): UploadApi {
@@ -56,6 +58,9 @@ export function createUploadApi(config: UploadApiConfig): UploadApi {
       const state = states[0];
       if (!state) throw new UploadRequestError('resolve: the job is unknown', 404, 'not_found');
       return state;
+    },
+    async deletePackage(project, packageId, signal) {
+      await call('delete', packagePath(project, packageId), { method: 'DELETE', signal });
     },
     async baseIndex(project, packageId, signal) {
       const { url } = await call<{ url: string }>('base index', `${packagePath(project, packageId)}/download?filter=index`, { signal });

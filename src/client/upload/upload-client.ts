@@ -21,6 +21,11 @@ export type UploadEngineMode = 'worker' | 'main_thread' | 'failed';
 export type UploadClient = {
   /** Starts uploading a draft; `onState` hears every state until done or errored. */
   start(project: string, draft: PackageDraft, onState: Listener): Promise<string>;
+  /**
+   * Stops an upload that is still running: the worker deletes the package record it made, and its
+   * resume state is forgotten. One that finished (done or errored) is left alone: a done package may
+   * already be in use.
+   */
   cancel(id: string): void;
   /** null until the first upload starts the engine. */
   mode(): UploadEngineMode | null;
@@ -117,14 +122,17 @@ let counter = 0;
 /** The page's one upload client: a single worker shares the spec §9 limits between every package. */
 export function getUploadClient(store: ResumeStore = createResumeStore()): UploadClient {
   if (client) return client;
-  const listeners = new Map<string, { key: string; listener: Listener }>();
+  const listeners = new Map<string, { key: string; listener: Listener; cancelled: boolean }>();
   const onEvent = (event: UploadEvent) => {
     const entry = listeners.get(event.id);
     if (!entry) return;
-    if (event.type === 'created') store.save(entry.key, event.resume);
-    else if (event.type === 'part') store.addPart(entry.key, event.descriptor);
-    else {
-      if (event.state.status === 'done') store.remove(entry.key);
+    // A cancelled upload's record is deleted: there is nothing to resume.
+    if (event.type === 'created') {
+      if (!entry.cancelled) store.save(entry.key, event.resume);
+    } else if (event.type === 'part') {
+      if (!entry.cancelled) store.addPart(entry.key, event.descriptor);
+    } else {
+      if (event.state.status === 'done' || (entry.cancelled && event.state.status === 'errored')) store.remove(entry.key);
       entry.listener(event.state);
       if (event.state.status === 'done' || event.state.status === 'errored') listeners.delete(event.id);
     }
@@ -158,12 +166,16 @@ export function getUploadClient(store: ResumeStore = createResumeStore()): Uploa
       const id = `upload-${++counter}`;
       const transfer = await flattenDraft(draft);
       const key = await fingerprintKey(draftFingerprint(project, transfer));
-      listeners.set(id, { key, listener: onState });
+      listeners.set(id, { key, listener: onState, cancelled: false });
       const running = (engine ??= startEngine());
       (await running).add(id, project, transfer, store.load(key));
       return id;
     },
     cancel(id) {
+      const entry = listeners.get(id);
+      if (!entry || entry.cancelled) return;
+      entry.cancelled = true;
+      store.remove(entry.key);
       void engine?.then((running) => running.cancel(id));
     },
     mode: () => mode,

@@ -6,6 +6,7 @@ import { upload_packages_empty } from '../paraglide/messages/upload_packages_emp
 import { upload_remove } from '../paraglide/messages/upload_remove.js';
 import { AddExistingPackageDialog } from '../dialogs/add-existing-package-dialog.tsx';
 import { useDialogs } from '../dialogs/dialog-provider.tsx';
+import type { BaseCandidate } from '../dialogs/new-package/base-choice.ts';
 import { openNewPackageDialog } from '../dialogs/new-package/new-package-dialog.tsx';
 import type { Package } from '../../shared/schemas/packages.ts';
 import { isFinished, type PackageUploadState } from './statuses.ts';
@@ -16,13 +17,16 @@ import { UploadStatusLine } from './upload-status.tsx';
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { add_existing_button, upload_list_label, upload_new_package, upload_packages_empty, upload_remove };
 
-type Item = { key: string; title: string; uploadId: string | null; state: PackageUploadState };
+type Item = { key: string; title: string; state: PackageUploadState };
 
 export type VersionPackagesOptions = {
   projectId: string;
   maxSize: number | null;
-  /** The package a new one updates by default (the branch's current package), with its tags. */
-  basePackage?: { id: string; title: string; tags: string[] } | null;
+  /**
+   * The ready packages of the branch's current version: a new package updates the one with its tags.
+   * The first one's tags are the new package's initial tags, so the default is an update.
+   */
+  currentPackages?: readonly BaseCandidate[];
 };
 
 const existingState = (id: string): PackageUploadState => ({ status: 'existing', progress: 1, size: null, sentBytes: 0, patchSize: null, parts: [], packageId: id, error: null });
@@ -39,6 +43,18 @@ export function VersionPackages(props: VersionPackagesOptions & { onChange: (pac
   const engine = useSyncExternalStore(getUploadClient().onMode, getUploadClient().mode);
   const onChange = useRef(props.onChange);
   onChange.current = props.onChange;
+  // The uploads of the new packages still listed, by item key (null while the upload starts).
+  const uploads = useRef(new Map<string, string | null>());
+
+  // Closing the dialog without creating the version cancels what still runs (the client leaves
+  // finished uploads alone: a version is created only once every upload is done).
+  useEffect(() => {
+    const listed = uploads.current;
+    return () => {
+      for (const id of listed.values()) if (id) getUploadClient().cancel(id);
+      listed.clear();
+    };
+  }, []);
 
   useEffect(() => {
     const ids = items.flatMap((item) => (item.state.status === 'existing' || item.state.status === 'done') && item.state.packageId ? [item.state.packageId] : []);
@@ -51,26 +67,32 @@ export function VersionPackages(props: VersionPackagesOptions & { onChange: (pac
     const draft = await openNewPackageDialog(dialogs, {
       projectId: props.projectId,
       maxSize: props.maxSize,
-      basePackage: props.basePackage ? { id: props.basePackage.id, title: props.basePackage.title } : null,
-      initialTags: props.basePackage?.tags,
+      basePackages: props.currentPackages,
+      initialTags: props.currentPackages?.[0]?.tags,
     });
     if (!draft) return;
     const key = `new-${++keys}`;
     const title = draft.title ?? draft.tags.join(' ');
-    setItems((current) => [...current, { key, title, uploadId: null, state: { ...existingState(''), status: 'queued', progress: 0, packageId: null } }]);
+    setItems((current) => [...current, { key, title, state: { ...existingState(''), status: 'queued', progress: 0, packageId: null } }]);
+    uploads.current.set(key, null);
     const uploadId = await getUploadClient().start(props.projectId, draft, (state) => patch(key, { state }));
-    patch(key, { uploadId });
+    // Removed (or the dialog closed) while it started: stop it at once.
+    if (!uploads.current.has(key)) return getUploadClient().cancel(uploadId);
+    uploads.current.set(key, uploadId);
   };
 
   const addExisting = async () => {
     const exclude = items.flatMap((item) => (item.state.packageId ? [item.state.packageId] : []));
     const chosen = await dialogs.open<Package[] | null>((close) => <AddExistingPackageDialog projectId={props.projectId} exclude={exclude} onClose={close} />);
     if (!chosen) return;
-    setItems((current) => [...current, ...chosen.map((item) => ({ key: `existing-${item.id}`, title: item.title, uploadId: null, state: existingState(item.id) }))]);
+    setItems((current) => [...current, ...chosen.map((item) => ({ key: `existing-${item.id}`, title: item.title, state: existingState(item.id) }))]);
   };
 
   const remove = (item: Item) => {
-    if (item.uploadId && !isFinished(item.state.status)) getUploadClient().cancel(item.uploadId);
+    const uploadId = uploads.current.get(item.key);
+    uploads.current.delete(item.key);
+    // A running upload is cancelled (its record deleted); a done package stays, it may be in use.
+    if (uploadId && !isFinished(item.state.status)) getUploadClient().cancel(uploadId);
     setItems((current) => current.filter((other) => other.key !== item.key));
   };
 

@@ -43,7 +43,8 @@ export function parseRange(header: string | null, size: number): RangeRequest {
  * show no progress total. So a generated body is sent one of three ways: from a local file when the
  * body has one (`file`: ZIPs and archives are kept in a disk cache, storage/file-cache.ts), collected
  * in memory up to this size (a BitTorrent piece: pieceLengthFor caps them at 16 MiB), and streamed
- * chunked above it only when no file can be made (the cache is off or too small for it).
+ * chunked above it only when no file can be had within fileWaitMs (the cache is off or too small,
+ * or the file is still being made: package_prepare makes the ZIP's right after finalize).
  * tests/api/packages-downloads.test.ts checks the Bun behaviour: when that check fails, Bun honours
  * the header and the in-memory step can go.
  */
@@ -88,11 +89,34 @@ export async function serveRanged(request: Request, body: RangedBody): Promise<R
   const status = range.kind === 'range' ? 206 : 200;
   if (range.kind === 'range') headers.set('content-range', `bytes ${start}-${end - 1}/${body.size}`);
   if (request.method === 'HEAD' || end === start) return new Response(null, { status, headers });
-  const path = await body.file?.(end - start > bufferedBodyLimit);
+  const path = await localFile(body, end - start > bufferedBodyLimit);
   if (path) return new Response(Bun.file(path).slice(start, end), { status, headers });
   const stream = await body.open(start, end);
   if (end - start > bufferedBodyLimit) return new Response(stream, { status, headers });
   return new Response((await new Response(stream).bytes()) as Uint8Array<ArrayBuffer>, { status, headers });
+}
+
+/**
+ * How long a large request waits for its local file to be made before it is streamed instead (the
+ * file goes on being made for the requests after it): a reply must start well within the server's
+ * idle timeout, and a person clicking Download should see bytes soon.
+ */
+const fileWaitMs = 5000;
+
+async function localFile(body: RangedBody, make: boolean): Promise<string | undefined> {
+  if (!body.file) return undefined;
+  // A file that cannot be made (disk full, a blob unreadable just now) is no reason to fail: stream.
+  const making = body.file(make).catch(() => undefined);
+  if (!make) return making;
+  let timer: Parameters<typeof clearTimeout>[0];
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, fileWaitMs);
+  });
+  try {
+    return await Promise.race([making, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** RFC 6266 attachment with an ASCII fallback and the exact UTF-8 name in RFC 5987 filename*. */

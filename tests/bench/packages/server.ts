@@ -2,7 +2,14 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { startChildServer, type ChildServer } from '../../support/child-server.ts';
 
 export type BenchServer = ChildServer & { pid: number; database: 'pglite' | 'postgres' };
-export type BenchAccount = { token: string; projectId: string; branch: string };
+export type BenchAccount = {
+  token: string;
+  projectId: string;
+  branch: string;
+  branchId: string;
+  /** The registration's session cookie (name=value), for a browser signed in as the same user. */
+  cookie: string;
+};
 
 /** Pids of this process's children (every thread's list). */
 function childPids(): number[] {
@@ -51,14 +58,17 @@ export async function api<T>(server: ChildServer, method: string, path: string, 
   return JSON.parse(text) as T;
 }
 
-/** A user (through the public API), an API token for the CLI, a project and a branch to push to. */
+/** A user (through the public API, with its session cookie), an API token for the CLI, a project and a branch to push to. */
 export async function createAccount(server: ChildServer): Promise<BenchAccount> {
   const name = `bench${Math.random().toString(36).slice(2, 10)}`;
-  const session = await api<{ authToken: string }>(server, 'POST', '/auth/password', undefined, { name, password: `pw-${name}-secret`, intent: 'register' });
+  const registered = await server.fetch('/api/auth/password', { method: 'POST', json: { name, password: `pw-${name}-secret`, intent: 'register' } });
+  if (registered.status !== 200) throw new Error(`POST /auth/password: ${registered.status} ${(await registered.text()).slice(0, 300)}`);
+  const session = (await registered.json()) as { authToken: string };
+  const cookie = (registered.headers.get('set-cookie') ?? '').split(';')[0]!;
   const { token } = await api<{ token: string }>(server, 'POST', '/users/me/sessions', session.authToken, {});
   const project = await api<{ id: string }>(server, 'POST', '/projects', token, { title: 'Package Bench' });
-  await api(server, 'POST', `/projects/${project.id}/branches`, token, { title: 'main' });
-  return { token, projectId: project.id, branch: 'main' };
+  const branch = await api<{ id: string }>(server, 'POST', `/projects/${project.id}/branches`, token, { title: 'main' });
+  return { token, projectId: project.id, branch: 'main', branchId: branch.id, cookie };
 }
 
 /** The package the branch's current version holds (what the last push published). */

@@ -82,12 +82,13 @@ export async function startE2E(env: Record<string, string> = {}): Promise<E2E> {
   };
 }
 
-async function warmUp(baseURL: string): Promise<void> {
+/** Fetches the page and its scripts and styles once: the server bundles the client on its first request. */
+export async function warmUp(baseURL: string): Promise<void> {
   const html = await (await fetch(baseURL)).text();
   for (const match of html.matchAll(/(?:src|href)="(\/[^"]+\.(?:js|css))"/g)) await (await fetch(new URL(match[1]!, baseURL))).arrayBuffer();
 }
 
-export async function addSessionCookie(context: BrowserContext, baseURL: string, user: TestUser): Promise<void> {
+export async function addSessionCookie(context: BrowserContext, baseURL: string, user: Pick<TestUser, 'cookie'>): Promise<void> {
   const [name, ...value] = user.cookie.split('=');
   if (!name || value.length === 0) throw new Error(`registerUser gave no session cookie (got '${user.cookie}')`);
   await context.addCookies([{ name, value: value.join('='), url: baseURL }]);

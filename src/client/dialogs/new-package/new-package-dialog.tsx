@@ -11,10 +11,11 @@ import { new_package_tags_heading } from '../../paraglide/messages/new_package_t
 import { new_package_title } from '../../paraglide/messages/new_package_title.js';
 import { new_package_title_hint } from '../../paraglide/messages/new_package_title_hint.js';
 import { new_package_title_label } from '../../paraglide/messages/new_package_title_label.js';
-import { new_package_title_update } from '../../paraglide/messages/new_package_title_update.js';
 import type { PackageDraft } from '../../upload/package-draft.ts';
 import type { Dialogs } from '../dialog-api.tsx';
 import { Modal } from '../modal.tsx';
+import { chooseBase, type BaseCandidate } from './base-choice.ts';
+import { BaseNotice } from './base-notice.tsx';
 import { ChecksList } from './checks-list.tsx';
 import { FilePickButtons, useDropFiles } from './drop-zone.tsx';
 import { FileTreeEditor } from './file-tree-editor.tsx';
@@ -34,15 +35,17 @@ const m = {
   new_package_title,
   new_package_title_hint,
   new_package_title_label,
-  new_package_title_update,
 };
 
 export type NewPackageDialogOptions = {
   projectId: string;
   /** The project's packageSize quota in bytes (projects.quotas); null: no limit. */
   maxSize: number | null;
-  /** The package this one updates: only the chunks it lacks are uploaded. */
-  basePackage?: { id: string; title: string } | null;
+  /**
+   * The ready packages of the branch's current version: the one whose tags equal the selected tags is
+   * the base (only the chunks it lacks are uploaded); with none, a full upload.
+   */
+  basePackages?: readonly BaseCandidate[];
   initialTags?: string[];
 };
 
@@ -50,6 +53,8 @@ export type NewPackageDialogOptions = {
 export function openNewPackageDialog(dialogs: Dialogs, options: NewPackageDialogOptions): Promise<PackageDraft | null> {
   return dialogs.open<PackageDraft | null>((close) => <NewPackageDialog {...options} onClose={close} />);
 }
+
+const NO_CANDIDATES: readonly BaseCandidate[] = [];
 
 /** Same limit as the server's package title schema. */
 const TITLE_MAX_LENGTH = 128;
@@ -59,7 +64,7 @@ const TITLE_MAX_LENGTH = 128;
  * the package checks with their fixes, and the sizes. Create needs files and a finished index, and
  * refuses an upload above the project's packageSize quota before anything is sent.
  */
-export function NewPackageDialog({ projectId, maxSize, basePackage, initialTags, onClose }: NewPackageDialogOptions & { onClose: (draft: PackageDraft | null) => void }) {
+export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDATES, initialTags, onClose }: NewPackageDialogOptions & { onClose: (draft: PackageDraft | null) => void }) {
   const titleId = useId();
   const titleHintId = useId();
   const tagsHeadingId = useId();
@@ -68,6 +73,7 @@ export function NewPackageDialog({ projectId, maxSize, basePackage, initialTags,
   const [title, setTitle] = useState('');
   const treeState = useTreeState();
   const { tree, revision, problem, edit } = treeState;
+  const basePackage = useMemo(() => chooseBase(basePackages, tags), [basePackages, tags]);
   const base = useBaseIndex(projectId, basePackage?.id ?? null);
   const index = usePackageIndex(tree, revision);
   const dropFiles = useDropFiles(edit);
@@ -94,7 +100,7 @@ export function NewPackageDialog({ projectId, maxSize, basePackage, initialTags,
   };
 
   return (
-    <Modal title={basePackage ? m.new_package_title_update({ title: basePackage.title }) : m.new_package_title()} onCancel={() => onClose(null)} className="new_package_dialog">
+    <Modal title={m.new_package_title()} onCancel={() => onClose(null)} className="new_package_dialog">
       <form
         className="dialog_form new_package_form"
         onSubmit={submit}
@@ -114,6 +120,7 @@ export function NewPackageDialog({ projectId, maxSize, basePackage, initialTags,
             {m.new_package_tags_heading()}
           </h3>
           <TagPicker value={tags} onChange={setTags} />
+          <BaseNotice candidates={basePackages} base={basePackage} />
         </section>
         <div className="field">
           <label htmlFor={titleId}>{m.new_package_title_label()}</label>

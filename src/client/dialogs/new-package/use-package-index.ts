@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { decodeIndex, isArchiveError, type ArchiveIndex, type ArchiveTree } from '../../../shared/archive/index.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { indexPackageTree, uploadPackSettings, type IndexProgress } from './package-index.ts';
@@ -49,19 +49,21 @@ export type BaseIndexState =
   | { status: 'ready'; index: ArchiveIndex }
   | { status: 'failed'; retry: () => void };
 
-/** The base package's index (packageDownloads.url with filter 'index', fetched and decoded). */
+/**
+ * The base package's index (packageDownloads.url with filter 'index', fetched and decoded). The base
+ * follows the selected tags: indexes already loaded are kept, so switching back fetches nothing.
+ */
 export function useBaseIndex(projectId: string, basePackageId: string | null): BaseIndexState {
   const utils = trpc.useUtils();
   const [attempt, setAttempt] = useState(0);
-  const [state, setState] = useState<BaseIndexState>(basePackageId ? { status: 'loading' } : { status: 'none' });
+  const loaded = useRef(new Map<string, ArchiveIndex>());
+  // Which package the state is about: right after the base changes it still describes the previous one.
+  const [state, setState] = useState<{ packageId: string | null; value: BaseIndexState }>({ packageId: null, value: { status: 'none' } });
   const retry = useCallback(() => setAttempt((value) => value + 1), []);
   useEffect(() => {
-    if (!basePackageId) {
-      setState({ status: 'none' });
-      return;
-    }
+    if (!basePackageId || loaded.current.has(basePackageId)) return;
     let cancelled = false;
-    setState({ status: 'loading' });
+    setState({ packageId: basePackageId, value: { status: 'loading' } });
     (async () => {
       const { url } = await utils.packageDownloads.url.fetch({ project: projectId, package: basePackageId, filter: 'index' }, { staleTime: 0 });
       const response = await fetch(new URL(url, location.href));
@@ -69,15 +71,19 @@ export function useBaseIndex(projectId: string, basePackageId: string | null): B
       return decodeIndex(new Uint8Array(await response.arrayBuffer()));
     })().then(
       (index) => {
-        if (!cancelled) setState({ status: 'ready', index });
+        loaded.current.set(basePackageId, index);
+        if (!cancelled) setState({ packageId: basePackageId, value: { status: 'ready', index } });
       },
       () => {
-        if (!cancelled) setState({ status: 'failed', retry });
+        if (!cancelled) setState({ packageId: basePackageId, value: { status: 'failed', retry } });
       },
     );
     return () => {
       cancelled = true;
     };
   }, [utils, projectId, basePackageId, attempt, retry]);
-  return state;
+  if (!basePackageId) return { status: 'none' };
+  const known = loaded.current.get(basePackageId);
+  if (known) return { status: 'ready', index: known };
+  return state.packageId === basePackageId ? state.value : { status: 'loading' };
 }

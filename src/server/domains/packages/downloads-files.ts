@@ -75,6 +75,14 @@ export async function openPackageFile(deps: Deps, request: FileRequest): Promise
   };
   const etag = `"${row.indexHash}-${kind}"`;
   const compression = (row.compression ?? 0) as CompressionAlgorithm;
+  if (kind !== 'index') {
+    // Already made: the file alone answers (no index to read, no layout to build per request).
+    const ready = await deps.fileCache.find(cachedDownloadKey(row, kind));
+    if (ready) {
+      const file = Bun.file(ready);
+      return { size: file.size, etag, headers, open: (start, end) => file.slice(start, end).stream(), file: async () => ready };
+    }
+  }
   switch (kind) {
     case 'index': {
       const stat = await deps.storage.stat(indexKey(row.id));

@@ -7,6 +7,7 @@ import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { BlobStore } from '../../storage/index.ts';
 import { chunkKey, indexKey, partKey } from './blob-keys.ts';
+import { noteTransientBytes } from '../../memory/transient-bytes.ts';
 import { lockChunkStoreShared } from './chunk-gc.service.ts';
 import { enqueuePackagePrepare } from './downloads-prepare.ts';
 import { describePackage } from './package-json.ts';
@@ -86,6 +87,7 @@ async function storeChunks(storage: BlobStore, compression: CompressionAlgorithm
     const key = chunkKey(compression, hash, chunk.compressedSize);
     // A copy: the reader's bytes may be a view into a stream piece, and the write outlives this step.
     const bytes = chunk.storedBytes.slice();
+    noteTransientBytes(bytes.byteLength + chunk.size); // this copy and the reader's raw bytes it verified
     if (!(await storage.stat(key))) await storage.put(key, bytes);
     stored.push({ hash, size: chunk.size, compressedSize: chunk.compressedSize });
   });

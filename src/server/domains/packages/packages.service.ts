@@ -119,7 +119,8 @@ export async function patchPackage(deps: Deps, actor: Actor, projectId: string, 
 }
 
 /**
- * DELETE .../packages/{package} (deletePackage). Refused (not_empty) while a version lists it or an
+ * DELETE .../packages/{package} (deletePackage; an upload not finalized yet also by whoever may upload,
+ * so a developer can cancel the upload they started). Refused (not_empty) while a version lists it or an
  * unfinished patch is based on it (its resolve needs the base's chunks). Rows go in one transaction
  * under the package's row lock; blobs are left to a chunk_gc job (see chunk-gc.service.ts).
  */
@@ -127,7 +128,7 @@ export async function deletePackage(deps: Deps, actor: Actor, projectId: string,
   await deps.db.transaction(async (tx) => {
     const access = await loadProjectAccess({ db: tx }, actor, projectId, { lock: true });
     const row = await getVisiblePackage(tx, access, packageId, { lock: true });
-    requireAction(access, 'deletePackage');
+    requireAction(access, row.status === 'uploading' ? 'publishVersion' : 'deletePackage');
     const listed = await tx
       .select({ id: versions.id, title: versions.title })
       .from(versionPackages)

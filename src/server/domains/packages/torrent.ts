@@ -1,8 +1,10 @@
 import bencode from 'bencode';
 import createTorrent from 'create-torrent';
-import { Readable } from 'node:stream';
+import { createReadStream } from 'node:fs';
+import { Readable, Transform } from 'node:stream';
 import type { CompressionAlgorithm } from '../../../shared/archive/index.ts';
 import type { Deps } from '../../deps.ts';
+import { noteTransientBytes } from '../../memory/transient-bytes.ts';
 import { downloadFileName, type DownloadablePackage } from './downloads-access.ts';
 import { cachedZipFile, zipFileOf } from './downloads-files.ts';
 import { publicZipUrl, signedFileUrl, torrentWebSeedSeconds } from './signed-url.ts';
@@ -26,8 +28,11 @@ export function pieceLengthFor(size: number): number {
 async function hashZip(deps: Pick<Deps, 'storage' | 'fileCache'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
   const zip = await zipFileOf(deps, row);
   const cached = await cachedZipFile(deps, row, false);
-  const stream = cached ? Bun.file(cached).stream() : readVirtualRange(zip, 0, zip.size, rawChunkLoader(deps, (row.compression ?? 0) as CompressionAlgorithm));
-  const input = Readable.fromWeb(stream as unknown as import('node:stream/web').ReadableStream<Uint8Array>);
+  // A Node file stream paces reads by what the hasher takes (Bun.file().stream() through Readable.fromWeb
+  // read ahead without limit: over a gigabyte held for a 512 MiB ZIP).
+  const input = cached
+    ? createReadStream(cached, { highWaterMark: 1024 * 1024 }).pipe(new Transform({ transform: (piece: Buffer, _, done) => (noteTransientBytes(2 * piece.byteLength), done(null, piece)) }))
+    : Readable.fromWeb(readVirtualRange(zip, 0, zip.size, rawChunkLoader(deps, (row.compression ?? 0) as CompressionAlgorithm)) as unknown as import('node:stream/web').ReadableStream<Uint8Array>);
   return new Promise((resolve, reject) => {
     createTorrent(
       input,

@@ -45,11 +45,12 @@ export function BranchActions({ project, branch }: { project: Project; branch: B
   const publishNew = async () => {
     const latest = (await utils.projects.versions.list.fetch({ project: project.id }).catch(() => versions.data))?.[0]?.title;
     const quotas = await utils.projects.quotas.fetch({ project: project.id }).catch(() => null);
-    // An update defaults to the branch's current package as its base: only the chunks it lacks travel.
+    // A new package updates the current package with the same tags (as the CLI's push does): only the
+    // chunks that one lacks travel.
     const current = branch.currentVersion ? await utils.packages.ofVersion.fetch({ project: project.id, version: branch.currentVersion.version }).catch(() => []) : [];
-    const base = current.find((item) => item.status === 'ready');
+    const currentPackages = current.filter((item) => item.status === 'ready').map((item) => ({ id: item.id, title: item.title, tags: item.tags }));
     const packages: PackagesPicker = ({ onChange }) => (
-      <VersionPackages projectId={project.id} maxSize={quotas?.packageSize ?? null} basePackage={base ? { id: base.id, title: base.title, tags: base.tags } : null} onChange={onChange} />
+      <VersionPackages projectId={project.id} maxSize={quotas?.packageSize ?? null} currentPackages={currentPackages} onChange={onChange} />
     );
     // Created once, then only published: a failed publish retried from the dialog must not create twice.
     let created: Version | undefined;

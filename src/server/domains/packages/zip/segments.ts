@@ -1,3 +1,5 @@
+import { noteTransientBytes } from '../../../memory/transient-bytes.ts';
+
 /**
  * A download whose every byte offset is known before any byte is produced: a list of segments,
  * each literal bytes (headers) or one chunk of the package (loaded from the chunk store on demand).
@@ -77,6 +79,7 @@ export function readVirtualRange(file: VirtualFile, start: number, end: number, 
           const from = Math.max(0, start - segmentStart);
           const to = Math.min(bytes.byteLength, end - segmentStart);
           if (to <= from) continue;
+          if (file.segments[next - 1]!.chunk) noteTransientBytes(bytes.byteLength);
           controller.enqueue(from === 0 && to === bytes.byteLength ? bytes : bytes.slice(from, to));
           return;
         }
