@@ -229,6 +229,26 @@ for i in z.infolist(): print(i.filename, oct(i.external_attr>>16), i.date_time, 
     }
   });
 
+  test('the ZIP file written in one pass (CRC-32s unknown at the start) equals the ZIP built from its layout', async () => {
+    const { findPackageRow } = await import('../../src/server/domains/packages/package-rows.ts');
+    const { cachedZipFile, zipFileOf } = await import('../../src/server/domains/packages/downloads-files.ts');
+    const { readVirtualRange } = await import('../../src/server/domains/packages/zip/segments.ts');
+    const { rawChunkLoader } = await import('../../src/server/domains/packages/zip/chunks.ts');
+    const row = (await findPackageRow(server.deps.db, packageId))!;
+    const crcKey = `packages/${packageId}/zip-crc`;
+    // Nothing made yet: no file, no stored CRC-32s.
+    await server.deps.fileCache.forget(packageId);
+    await server.deps.storage.delete(crcKey);
+    const path = await cachedZipFile(server.deps, row, true);
+    expect(path).toBeDefined();
+    const written = new Uint8Array(readFileSync(path!));
+    expect(await server.deps.storage.stat(crcKey)).toBeDefined(); // stored by the same pass
+    const layout = await zipFileOf(server.deps, row);
+    const built = new Uint8Array(await new Response(readVirtualRange(layout, 0, layout.size, rawChunkLoader(server.deps, (row.compression ?? 0) as 0 | 1))).arrayBuffer());
+    expect(sha256Hex(written)).toBe(sha256Hex(built));
+    expect(sha256Hex(await zipBytes())).toBe(sha256Hex(built));
+  });
+
   test('the CRC-32s are cached in storage, and a damaged cache is recomputed', async () => {
     const key = `packages/${packageId}/zip-crc`;
     const before = await zipBytes();

@@ -1,5 +1,5 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { open, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { open, readdir, rename, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
@@ -19,12 +19,16 @@ export type FileCache = {
   find(key: string): Promise<string | undefined>;
   /**
    * The file's path, writing it from `produce` first when missing (one writer per key in this
-   * process). Undefined when the cache is off or `size` alone exceeds its budget.
+   * process). Undefined when the cache is off or `size` alone exceeds its budget. `finish` may then
+   * overwrite bytes in place (handle.write at a position) before the file is published.
    */
-  ensure(key: string, size: number, produce: () => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>): Promise<string | undefined>;
+  ensure(key: string, size: number, produce: Produce, finish?: Finish): Promise<string | undefined>;
   /** Removes every file whose key starts with `prefix` (a deleted package). */
   forget(prefix: string): Promise<void>;
 };
+
+type Produce = () => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>;
+type Finish = (handle: FileHandle) => Promise<void>;
 
 const TEMPORARY = '.partial-';
 const recentlyUsedMs = 60_000;
@@ -83,7 +87,7 @@ export function createFileCache(options: { dir: string; maxBytes: number }): Fil
     }
   }
 
-  async function write(key: string, size: number, produce: () => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>): Promise<string> {
+  async function write(key: string, size: number, produce: Produce, finish: Finish | undefined): Promise<string> {
     const path = pathOf(key);
     const temporary = join(dir, `${key}${TEMPORARY}${randomBytes(6).toString('hex')}`);
     const handle = await open(temporary, 'w');
@@ -101,6 +105,7 @@ export function createFileCache(options: { dir: string; maxBytes: number }): Fil
         written += value.byteLength;
       }
       if (written !== size) throw new Error(`file cache ${key}: produced ${written} bytes, expected ${size}`);
+      await finish?.(handle);
       await handle.datasync();
     } catch (error) {
       await handle.close().catch(() => undefined);
@@ -115,13 +120,13 @@ export function createFileCache(options: { dir: string; maxBytes: number }): Fil
 
   return {
     find,
-    async ensure(key, size, produce) {
+    async ensure(key, size, produce, finish) {
       if (maxBytes <= 0 || size > maxBytes) return undefined;
       const found = await find(key);
       if (found) return found;
       let pending = writing.get(key);
       if (!pending) {
-        pending = write(key, size, produce).finally(() => writing.delete(key));
+        pending = write(key, size, produce, finish).finally(() => writing.delete(key));
         writing.set(key, pending);
       }
       return pending;

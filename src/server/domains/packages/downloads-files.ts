@@ -8,7 +8,8 @@ import { readPackageIndex, readPackageIndexBytes } from './package-content.ts';
 import { decodeIndex } from '../../../shared/archive/index.ts';
 import { parseDownloadKind, verifyFileSignature, type DownloadKind } from './signed-url.ts';
 import { rawChunkLoader, storedChunkLoader } from './zip/chunks.ts';
-import { loadZipCrcs } from './zip/crc.ts';
+import { loadZipCrcs, readStoredZipCrcs, storeZipCrcs } from './zip/crc.ts';
+import { onePassZip } from './zip/zip-file.ts';
 import { archiveLayout, zipLayout } from './zip/layout.ts';
 import { readVirtualRange, type VirtualFile } from './zip/segments.ts';
 
@@ -41,7 +42,11 @@ export function cachedDownloadKey(row: Pick<DownloadablePackage['row'], 'id' | '
   return `${row.id}-${row.indexHash!.slice(0, 16)}.${kind}`;
 }
 
-/** The ZIP of a package as a local file (made on first need; undefined when the cache cannot hold it). */
+/**
+ * The ZIP of a package as a local file (made on first need; undefined when the cache cannot hold it).
+ * With its CRC-32s known (stored, or `known` given) the bytes are streamed from its layout; without,
+ * it is written in one pass that also computes and stores them (zip/zip-file.ts).
+ */
 export async function cachedZipFile(
   deps: Pick<Deps, 'storage' | 'fileCache'>,
   row: DownloadablePackage['row'],
@@ -50,9 +55,25 @@ export async function cachedZipFile(
 ): Promise<string | undefined> {
   const key = cachedDownloadKey(row, 'zip');
   if (!make) return deps.fileCache.find(key);
-  const layout = known ?? (await zipFileOf(deps, row));
-  const compression = (row.compression ?? 0) as CompressionAlgorithm;
-  return deps.fileCache.ensure(key, layout.size, () => readVirtualRange(layout, 0, layout.size, rawChunkLoader(deps, compression)));
+  const found = await deps.fileCache.find(key);
+  if (found) return found;
+  const load = rawChunkLoader(deps, (row.compression ?? 0) as CompressionAlgorithm);
+  const stream = (layout: VirtualFile) => () => readVirtualRange(layout, 0, layout.size, load);
+  if (known) return deps.fileCache.ensure(key, known.size, stream(known));
+  const index = await readPackageIndex(deps, row.id);
+  const indexHash = fromHex(row.indexHash!);
+  const crcs = await readStoredZipCrcs(deps, row.id, index, indexHash);
+  if (crcs) {
+    const layout = zipLayout(index, crcs);
+    return deps.fileCache.ensure(key, layout.size, stream(layout));
+  }
+  const pass = onePassZip(index);
+  return deps.fileCache.ensure(
+    key,
+    pass.layout.size,
+    () => readVirtualRange(pass.layout, 0, pass.layout.size, load).pipeThrough(pass.transform),
+    async (handle) => storeZipCrcs(deps, row.id, await pass.finish(handle), indexHash),
+  );
 }
 
 /** Opens what a /api/files URL names, after checking its signature (or the package's publicity). */

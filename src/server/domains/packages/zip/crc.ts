@@ -19,7 +19,7 @@ export function zipCrcKey(packageId: string): string {
   return `packages/${packageId}/zip-crc`;
 }
 
-function filesOf(index: ArchiveIndex) {
+export function filesOf(index: ArchiveIndex) {
   const files = [];
   for (const { entry } of walkEntries(index.root)) if (entry.kind === 'file') files.push(entry);
   return files;
@@ -85,19 +85,26 @@ async function computeCrcs(deps: Pick<Deps, 'storage'>, index: ArchiveIndex): Pr
 /** In-process sharing of a computation under way; correctness never depends on it. */
 const running = new Map<string, Promise<Uint32Array>>();
 
-export async function loadZipCrcs(deps: Pick<Deps, 'storage'>, packageId: string, index: ArchiveIndex, indexHash: Uint8Array): Promise<Uint32Array> {
-  const count = filesOf(index).length;
+/** The stored CRC-32s when they are there and match the index; undefined otherwise (nothing computed). */
+export async function readStoredZipCrcs(deps: Pick<Deps, 'storage'>, packageId: string, index: ArchiveIndex, indexHash: Uint8Array): Promise<Uint32Array | undefined> {
   const key = zipCrcKey(packageId);
-  if (await deps.storage.stat(key)) {
-    const bytes = new Uint8Array(await new Response(await deps.storage.get(key)).arrayBuffer());
-    const crcs = decode(bytes, indexHash, count);
-    if (crcs) return crcs;
-  }
+  if (!(await deps.storage.stat(key))) return undefined;
+  const bytes = new Uint8Array(await new Response(await deps.storage.get(key)).arrayBuffer());
+  return decode(bytes, indexHash, filesOf(index).length);
+}
+
+export async function storeZipCrcs(deps: Pick<Deps, 'storage'>, packageId: string, crcs: Uint32Array, indexHash: Uint8Array): Promise<void> {
+  await deps.storage.put(zipCrcKey(packageId), encode(crcs, indexHash));
+}
+
+export async function loadZipCrcs(deps: Pick<Deps, 'storage'>, packageId: string, index: ArchiveIndex, indexHash: Uint8Array): Promise<Uint32Array> {
+  const stored = await readStoredZipCrcs(deps, packageId, index, indexHash);
+  if (stored) return stored;
   let computing = running.get(packageId);
   if (!computing) {
     computing = (async () => {
       const crcs = await computeCrcs(deps, index);
-      await deps.storage.put(key, encode(crcs, indexHash));
+      await storeZipCrcs(deps, packageId, crcs, indexHash);
       return crcs;
     })().finally(() => running.delete(packageId));
     running.set(packageId, computing);
