@@ -71,11 +71,12 @@ async function setUp(env: Record<string, string>): Promise<World> {
 /** The signed-in app page embeds the game from its play URL and waits for the game's report. */
 async function playEmbedded(world: World): Promise<{ report: Record<string, unknown>; context: BrowserContext; page: Page; playCookies: string[] }> {
   const { context, page } = await world.e2e.openSignedIn({ user: world.team.tester });
-  const playCookies: string[] = [];
+  // Headers are read asynchronously: the last ones may still be on their way when the game reports.
+  const playHeaders: Promise<string>[] = [];
   const playOrigin = new URL(world.playUrl).origin;
   page.on('request', (request) => {
     if (new URL(request.url()).origin !== playOrigin) return;
-    void request.allHeaders().then((headers) => playCookies.push(headers.cookie ?? ''));
+    playHeaders.push(request.allHeaders().then((headers) => headers.cookie ?? ''));
   });
   await page.goto('/');
   // The app's own secrets, where a same-origin script could read them.
@@ -102,6 +103,7 @@ async function playEmbedded(world: World): Promise<{ report: Record<string, unkn
       }),
     world.playUrl,
   );
+  const playCookies = await Promise.all(playHeaders);
   return { report, context, page, playCookies };
 }
 

@@ -57,10 +57,6 @@ function normaliseParts(parts: string[]): string[] | undefined {
 
 const adapters = createBunAdapters();
 
-async function readAll(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  return new Uint8Array(await new Response(stream).arrayBuffer());
-}
-
 /**
  * Bytes start..end (end exclusive) of a file, read chunk by chunk from the chunk store as the client
  * pulls: a raw chunk is read only over the needed range, a zstd chunk is read whole and decompressed
@@ -84,11 +80,11 @@ export function streamFileRange(deps: Pick<Deps, 'storage'>, compression: Compre
         const key = chunkKey(compression, toHex(chunk.hash), chunk.compressedSize);
         let bytes: Uint8Array;
         if (chunk.compressedSize < chunk.size) {
-          const raw = await adapters.zstdDecompress(await readAll(await deps.storage.get(key)), chunk.size);
+          const raw = await adapters.zstdDecompress(await deps.storage.read(key), chunk.size);
           if (raw.length !== chunk.size) throw new Error(`chunk ${toHex(chunk.hash)} decompressed to ${raw.length} bytes, not ${chunk.size}`);
           bytes = raw.subarray(from, to);
         } else {
-          bytes = await readAll(await deps.storage.get(key, { start: from, end: to - 1 }));
+          bytes = await deps.storage.read(key, { start: from, end: to - 1 });
           if (bytes.length !== to - from) throw new Error(`chunk ${toHex(chunk.hash)} is shorter than its index says`);
         }
         controller.enqueue(bytes);

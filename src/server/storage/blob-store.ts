@@ -32,6 +32,12 @@ export type BlobStore = {
   put(key: string, body: BlobBody, options?: { contentType?: string }): Promise<{ size: number }>;
   /** Streams the blob (or a range of it); a missing key rejects with AppError not_found. */
   get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>>;
+  /**
+   * The blob (or a range of it) in memory, in one buffer: for small blobs read whole (chunks,
+   * indexes, torrents), where a stream would cost a buffer per read plus the copy that joins them.
+   * Same range rules and not_found as `get`.
+   */
+  read(key: string, range?: ByteRange): Promise<Uint8Array>;
   /** undefined when missing. */
   stat(key: string): Promise<BlobStat | undefined>;
   /** Removes the blob; a missing key is fine. */

@@ -92,6 +92,33 @@ export function createFileBlobStore(options: FileBlobStoreOptions): BlobStore {
       }
     },
 
+    async read(key: string, range?: ByteRange): Promise<Uint8Array> {
+      const path = pathOfKey(key);
+      validateByteRange(range);
+      let handle: FileHandle;
+      try {
+        handle = await open(path, 'r');
+      } catch (error) {
+        if (isMissing(error)) throw new AppError('not_found', 'Blob not found');
+        throw error;
+      }
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) throw new AppError('not_found', 'Blob not found');
+        const start = Math.min(range?.start ?? 0, info.size);
+        const end = range?.end === undefined ? info.size : Math.min(range.end + 1, info.size);
+        const bytes = new Uint8Array(end - start);
+        for (let filled = 0; filled < bytes.byteLength; ) {
+          const { bytesRead } = await handle.read(bytes, filled, bytes.byteLength - filled, start + filled);
+          if (bytesRead === 0) throw new Error('Blob file ended before its recorded size');
+          filled += bytesRead;
+        }
+        return bytes;
+      } finally {
+        await handle.close().catch(() => {});
+      }
+    },
+
     async stat(key: string): Promise<BlobStat | undefined> {
       const path = pathOfKey(key);
       try {

@@ -63,7 +63,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
   });
   const fullKey = (key: string) => prefix + validateBlobKey(key);
 
-  return {
+  const store: BlobStore = {
     kind: 's3',
 
     async put(key: string, body: BlobBody, putOptions?: { contentType?: string }): Promise<{ size: number }> {
@@ -105,6 +105,10 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       return resumeStream(first, reader);
     },
 
+    async read(key: string, range?: ByteRange): Promise<Uint8Array> {
+      return new Uint8Array(await new Response(await store.get(key, range)).arrayBuffer());
+    },
+
     async stat(key: string): Promise<BlobStat | undefined> {
       try {
         const info = await client.stat(fullKey(key));
@@ -139,6 +143,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): BlobStore {
       });
     },
   };
+  return store;
 }
 
 async function* listPages(

@@ -146,6 +146,13 @@ export function describeBlobStoreContract(name: string, openStore: OpenStore): v
       expect(Math.abs(info!.modified.getTime() - before)).toBeLessThan(5_000);
     });
 
+    test('a view into a larger buffer stores only its own bytes', async () => {
+      const whole = randomBytes(300_000);
+      const view = whole.subarray(70_000, 170_000);
+      expect(await store.put('chunks/view', view)).toEqual({ size: 100_000 });
+      expect(sha256(await store.read('chunks/view'))).toBe(sha256(view));
+    });
+
     test('string bodies are stored as UTF-8', async () => {
       expect(await store.put('text/hello.txt', 'héllo ✓')).toEqual({ size: 10 });
       expect(await readText(await store.get('text/hello.txt'))).toBe('héllo ✓');
@@ -203,6 +210,20 @@ export function describeBlobStoreContract(name: string, openStore: OpenStore): v
       });
       test('a range of a missing blob is not_found', async () => {
         await expectAppError(store.get('missing', { start: 0, end: 10 }), 'not_found');
+      });
+      test('read gives the same bytes as get, whole or ranged, in one buffer', async () => {
+        expect(sha256(await store.read('ranged'))).toBe(sha256(bytes));
+        for (const [range, from, to] of [
+          [{ start: 262_140, end: 700_000 }, 262_140, 700_001],
+          [{ start: 999_990, end: 5_000_000 }, 999_990, 1_000_003],
+          [{ start: 1_000_003 }, 1_000_003, 1_000_003],
+        ] as const) {
+          const got = await store.read('ranged', range);
+          expect(got.byteLength).toBe(to - from);
+          expect(sha256(got)).toBe(sha256(bytes.subarray(from, to)));
+        }
+        await expectAppError(store.read('missing'), 'not_found');
+        await expectAppError(store.read('ranged', { start: 5, end: 4 }), 'bad_param');
       });
       test('malformed ranges are bad_param', async () => {
         for (const range of [{ start: -1 }, { start: 5, end: 4 }, { start: 1.5 }, { start: 0, end: Number.NaN }]) {

@@ -42,7 +42,7 @@ export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPa
   let chunks: { hash: string; compressedSize: number }[] = [];
   const index = await deps.storage.stat(indexKey(payload.packageId));
   if (index) {
-    const bytes = new Uint8Array(await new Response(await deps.storage.get(indexKey(payload.packageId))).arrayBuffer());
+    const bytes = await deps.storage.read(indexKey(payload.packageId));
     chunks = listUniqueChunks(decodeIndex(bytes)).map((chunk) => ({ hash: toHex(chunk.hash), compressedSize: chunk.compressedSize }));
   }
   const { compression } = payload;

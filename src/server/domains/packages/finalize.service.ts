@@ -85,10 +85,10 @@ async function storeChunks(storage: BlobStore, compression: CompressionAlgorithm
   await eachLimited(rows(), 8, async (chunk) => {
     const hash = toHex(chunk.hash);
     const key = chunkKey(compression, hash, chunk.compressedSize);
-    // A copy: the reader's bytes may be a view into a stream piece, and the write outlives this step.
-    const bytes = chunk.storedBytes.slice();
-    noteTransientBytes(bytes.byteLength + chunk.size); // this copy and the reader's raw bytes it verified
-    if (!(await storage.stat(key))) await storage.put(key, bytes);
+    // The bytes may be a view into one of the stream's pieces: each piece is a buffer of its own, never
+    // reused, so writing the view is safe and costs no copy; it keeps at most a piece per write alive.
+    noteTransientBytes(chunk.compressedSize + chunk.size); // the stream's pieces and the verified raw bytes
+    if (!(await storage.stat(key))) await storage.put(key, chunk.storedBytes);
     stored.push({ hash, size: chunk.size, compressedSize: chunk.compressedSize });
   });
   return stored;

@@ -20,22 +20,18 @@ export async function getReadyPackage(deps: Deps, actor: Actor, projectId: strin
   return row;
 }
 
-async function readBlob(deps: Pick<Deps, 'storage'>, key: string): Promise<Uint8Array> {
-  return new Uint8Array(await new Response(await deps.storage.get(key)).arrayBuffer());
-}
-
 /** The package's stored index (the exact bytes whose SHA-256 is its indexHash), decoded. */
 export async function readPackageIndex(deps: Pick<Deps, 'storage'>, packageId: string): Promise<ArchiveIndex> {
   return decodeIndex(await readPackageIndexBytes(deps, packageId));
 }
 
 export async function readPackageIndexBytes(deps: Pick<Deps, 'storage'>, packageId: string): Promise<Uint8Array> {
-  return readBlob(deps, indexKey(packageId));
+  return deps.storage.read(indexKey(packageId));
 }
 
 /** A chunk's stored bytes (zstd frame or raw, as in an archive of that compression), of exactly compressedSize bytes. */
 export async function loadStoredChunk(deps: Pick<Deps, 'storage'>, compression: CompressionAlgorithm, hashHex: string, compressedSize: number): Promise<Uint8Array> {
-  const bytes = await readBlob(deps, chunkKey(compression, hashHex, compressedSize));
+  const bytes = await deps.storage.read(chunkKey(compression, hashHex, compressedSize));
   if (bytes.byteLength !== compressedSize) throw new Error(`chunk ${hashHex} holds ${bytes.byteLength} bytes, its index says ${compressedSize}`);
   return bytes;
 }

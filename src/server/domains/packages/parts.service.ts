@@ -3,6 +3,7 @@ import { partQuerySchema, type PartDescriptor } from '../../../shared/schemas/pa
 import { uploadParts } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
+import { noteTransientBytes } from '../../memory/transient-bytes.ts';
 import { partKey } from './blob-keys.ts';
 import { findPackageRow } from './package-rows.ts';
 import { checkUploadToken } from './upload-token.ts';
@@ -24,6 +25,7 @@ export function verifyingStream(body: ReadableStream<Uint8Array>, maxSize: numbe
           return;
         }
         hasher.update(piece);
+        noteTransientBytes(piece.byteLength);
         controller.enqueue(piece);
       },
       flush(controller) {

@@ -52,7 +52,7 @@ const running = new Map<string, Promise<Uint8Array>>();
  */
 export async function loadBaseTorrent(deps: Pick<Deps, 'storage' | 'fileCache'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
   const key = torrentKey(row.id);
-  if (await deps.storage.stat(key)) return new Uint8Array(await new Response(await deps.storage.get(key)).arrayBuffer());
+  if (await deps.storage.stat(key)) return deps.storage.read(key);
   let computing = running.get(row.id);
   if (!computing) {
     computing = (async () => {

@@ -89,7 +89,7 @@ const running = new Map<string, Promise<Uint32Array>>();
 export async function readStoredZipCrcs(deps: Pick<Deps, 'storage'>, packageId: string, index: ArchiveIndex, indexHash: Uint8Array): Promise<Uint32Array | undefined> {
   const key = zipCrcKey(packageId);
   if (!(await deps.storage.stat(key))) return undefined;
-  const bytes = new Uint8Array(await new Response(await deps.storage.get(key)).arrayBuffer());
+  const bytes = await deps.storage.read(key);
   return decode(bytes, indexHash, filesOf(index).length);
 }
 
