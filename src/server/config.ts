@@ -24,6 +24,8 @@ export const configVariables = [
   ['SESSION_DAYS', '30', 'lifetime of a browser session, renewed by use'],
   ['SIGN_IN_LIMIT_ACCOUNT', '10', 'failed password sign-ins allowed per account in 15 minutes'],
   ['SIGN_IN_LIMIT_ADDRESS', '50', 'failed password sign-ins allowed per client address in 15 minutes'],
+  ['PASSWORD_HASH_MEMORY_KIB', '65536', 'memory of each Argon2id password hash, in KiB (64 MiB; existing hashes keep their own cost)'],
+  ['PASSWORD_HASH_TIME_COST', '2', 'passes of each Argon2id password hash'],
   ['TRUST_PROXY', 'false', 'true behind a load balancer: take the client address from X-Forwarded-For'],
   ['LOG_LEVEL', 'info', 'silent | error | info | debug'],
   ['QUOTA_PACKAGE_SIZE', '10737418240', 'default largest package of a project, in bytes (0 = no limit)'],
@@ -85,6 +87,8 @@ const environmentSchema = z.object({
   SESSION_DAYS: z.coerce.number().positive().max(3650).default(30),
   SIGN_IN_LIMIT_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(10),
   SIGN_IN_LIMIT_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
+  PASSWORD_HASH_MEMORY_KIB: z.coerce.number().int().min(64).max(4 * 1024 * 1024).default(65_536),
+  PASSWORD_HASH_TIME_COST: z.coerce.number().int().min(1).max(100).default(2),
   TRUST_PROXY: booleanText.default(false),
   LOG_LEVEL: z.enum(['silent', 'error', 'info', 'debug']).default('info'),
   QUOTA_PACKAGE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
@@ -119,6 +123,8 @@ export type Config = {
   defaultPrivileges: string[];
   sessionDays: number;
   signInLimits: { perAccount: number; perAddress: number };
+  /** Argon2id cost of new password hashes. */
+  passwordHash: { memoryKib: number; timeCost: number };
   trustProxy: boolean;
   logLevel: 'silent' | 'error' | 'info' | 'debug';
   /** Instance default quotas: bytes, a count, seconds; 0 = no limit. Projects may override them. */
@@ -174,6 +180,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     defaultPrivileges: values.DEFAULT_PRIVILEGES,
     sessionDays: values.SESSION_DAYS,
     signInLimits: { perAccount: values.SIGN_IN_LIMIT_ACCOUNT, perAddress: values.SIGN_IN_LIMIT_ADDRESS },
+    passwordHash: { memoryKib: values.PASSWORD_HASH_MEMORY_KIB, timeCost: values.PASSWORD_HASH_TIME_COST },
     trustProxy: values.TRUST_PROXY,
     logLevel: values.LOG_LEVEL,
     quotas: {

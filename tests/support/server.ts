@@ -33,6 +33,11 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     SECRET_KEY: 'test-secret-key-that-is-long-enough-0123456789',
     DATABASE_URL: database.url,
+    // The suite registers thousands of users: Argon2id at its production cost (64 MiB, 2 passes) took
+    // ≈ 200 ms of a core each. Same code and algorithm at the lowest cost; tests/unit/password-hash.test.ts
+    // checks the production default.
+    PASSWORD_HASH_MEMORY_KIB: '64',
+    PASSWORD_HASH_TIME_COST: '1',
     ...env,
   });
   const deps = await bootDeps(config, {

@@ -7,6 +7,7 @@ import { credentials, sessions, userPrivileges, users } from '../../db/schema/in
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from './actor.ts';
+import { decoyPasswordHash, hashPassword, verifyPasswordHash } from './password-hash.ts';
 import { findLiveSession, type LiveSession } from './principal.ts';
 import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './sign-in-limits.ts';
 import { generateToken, hashToken } from './tokens.ts';
@@ -16,8 +17,6 @@ export type SignedIn = { session: Session; token: string };
 
 /** First registration serialises on this lock so exactly one user becomes the administrator. */
 const registrationLockId = 7_303_002;
-/** Verifying against a real hash for unknown names keeps their timing equal to wrong passwords. */
-let decoyHash: Promise<string> | undefined;
 
 export async function signInWithPassword(deps: Deps, rawInput: PasswordSignInInput, origin: RequestOrigin): Promise<SignedIn> {
   const input = passwordSignInInput.parse(rawInput);
@@ -38,8 +37,7 @@ async function verifyPassword(deps: Deps, name: string, password: string, origin
     .select({ userId: credentials.userId, secretHash: credentials.secretHash })
     .from(credentials)
     .where(and(eq(credentials.provider, 'password'), eq(credentials.name, name)));
-  decoyHash ??= Bun.password.hash(crypto.randomUUID(), { algorithm: 'argon2id' });
-  const valid = await Bun.password.verify(password, credential?.secretHash ?? (await decoyHash));
+  const valid = await verifyPasswordHash(password, credential?.secretHash ?? (await decoyPasswordHash(deps.config.passwordHash)));
   if (!credential || !valid) {
     await recordSignInFailure(deps.db, name, origin.address);
     throw new AppError('wrong_credentials', 'Wrong user name or password');
@@ -49,7 +47,7 @@ async function verifyPassword(deps: Deps, name: string, password: string, origin
 }
 
 async function registerUser(deps: Deps, input: { name: string; password: string; title?: string }): Promise<string> {
-  const secretHash = await Bun.password.hash(input.password, { algorithm: 'argon2id' });
+  const secretHash = await hashPassword(deps.config.passwordHash, input.password);
   return deps.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${registrationLockId})`);
     const [existing] = await tx.select({ count: sql<number>`count(*)::int` }).from(users);
