@@ -40,7 +40,15 @@ export type RunningServer = { url: string; port: number; playUrl: string; stop()
  * Bun's router serves the single-page client (hashed bundles in production, reload in development);
  * Elysia's prefixes are listed as false so they fall through to the app.
  */
-export function startServer(givenDeps: Deps, options: { port: number; hostname: string; development?: boolean }): RunningServer {
+export type ServerOptions = {
+  port: number;
+  hostname: string;
+  development?: boolean;
+  /** Seconds a connection may stay quiet both ways before Bun closes it (default 120; tests shorten it). */
+  idleTimeoutSeconds?: number;
+};
+
+export function startServer(givenDeps: Deps, options: ServerOptions): RunningServer {
   // The play origin listens first: without PLAY_ORIGIN, play URLs name its actual port.
   const play = startPlayServer(givenDeps, { port: playListenPort(givenDeps.config, options.port), hostname: options.hostname });
   const deps: Deps = { ...givenDeps, config: { ...givenDeps.config, playOrigin: givenDeps.config.playOrigin ?? defaultPlayOrigin(play.port) } };
@@ -54,7 +62,7 @@ export function startServer(givenDeps: Deps, options: { port: number; hostname: 
       maxRequestBodySize: 1024 * 1024 * 1024,
       // Bun's default (10 s without a byte either way) cuts requests that compute before answering:
       // a torrent or a download of a large package whose derived data is not made yet.
-      idleTimeout: 120,
+      idleTimeout: options.idleTimeoutSeconds ?? 120,
       routes: {
         ...clientRoutes(clientIndex),
         // The upload worker is its own bundle (worker-assets.ts): Bun's HTML bundler has no worker entries.

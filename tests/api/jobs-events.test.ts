@@ -12,10 +12,14 @@ import { createJobSignal } from '../../src/server/jobs/signal.ts';
 import { startJobWorker, type JobContext, type JobWorker } from '../../src/server/jobs/worker.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
-/** JOB_WORKERS=0: only the workers a test starts run jobs, with the handlers it gives them. */
+/**
+ * JOB_WORKERS=0: only the workers a test starts run jobs, with the handlers it gives them. A short idle
+ * timeout (the server's own is 120 s) so that a stream outliving it is quick to show.
+ */
+const idleTimeoutSeconds = 2;
 let server: TestServer;
 beforeAll(async () => {
-  server = await startTestServer({ JOB_WORKERS: '0' });
+  server = await startTestServer({ JOB_WORKERS: '0' }, { idleTimeoutSeconds });
 });
 afterAll(() => server.stop());
 
@@ -292,14 +296,14 @@ describe('GET /jobs event stream', () => {
   });
 
   test('stays open past the server’s idle timeout while a job waits', async () => {
-    // Bun closes a connection quiet for 10 s (checked every few seconds) unless the route lifts the timeout.
+    // Bun closes a connection quiet for idleTimeout (checked every few seconds) unless the route lifts it.
     jobStreamTiming.keepAliveMs = 60_000;
     jobStreamTiming.pollMs = 60_000;
     const kind = freshKind();
     const job = await newJob(kind);
     const stream = await openStream([job.token]);
     expect(await stream.nextEvent()).toMatchObject({ type: 'progress', status: 'queued' });
-    await Bun.sleep(15_000);
+    await Bun.sleep(idleTimeoutSeconds * 1000 + 5_000);
     await finishJob(kind, job.id, { output: { late: true } });
     let event = await stream.nextEvent(5_000);
     if (event !== 'end' && event.type === 'progress') event = await stream.nextEvent(5_000); // the claim, when read in time

@@ -23,7 +23,7 @@ export type TestServer = {
 };
 
 /** Starts the real server on a free port with a fresh database and a temporary data folder. */
-export async function startTestServer(env: Record<string, string> = {}, options: { log?: Logger } = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: { log?: Logger; idleTimeoutSeconds?: number } = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cartridge-test-'));
   const database = await createTestDatabase();
   const config = loadConfig({
@@ -45,7 +45,7 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     log: options.log,
     pgliteTemplate: database.url ? undefined : await pgliteTemplate(),
   });
-  const server = startServer(deps, { port: 0, hostname: '127.0.0.1' });
+  const server = startServer(deps, { port: 0, hostname: '127.0.0.1', idleTimeoutSeconds: options.idleTimeoutSeconds });
   const url = server.url;
   return {
     url,
