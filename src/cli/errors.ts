@@ -16,7 +16,7 @@ export const exitCodeHelp = `Exit codes:
   1  usage error (unknown command or option, bad value, invalid input refused by the server)
   2  not signed in, wrong or expired token, or not allowed (role lacks the action)
   3  project, branch, version or package not found (private things you cannot see are not found too)
-  4  package checks failed (push --strict with warnings)
+  4  package refused before upload: no --tags (without --allow-untagged), or checks warned with --strict
   5  network or server failure after retries (or a refusal such as a quota limit)`;
 
 /** A failure that ends the command with a message and an exit code. */

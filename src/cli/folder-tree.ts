@@ -1,6 +1,6 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addDirectory, addFiles, addSymlink, createTree, MODE_EXECUTABLE, type ArchiveTree, type FolderFile } from '../shared/archive/index.ts';
+import { addDirectory, addFiles, addSymlink, checkSymlinks, createTree, isArchiveError, MODE_EXECUTABLE, type ArchiveTree, type FolderFile } from '../shared/archive/index.ts';
 import { CliError, exitCodes } from './errors.ts';
 
 export type FolderTree = {
@@ -11,9 +11,32 @@ export type FolderTree = {
   fingerprint: string;
 };
 
+/** Text of a path in a message: a hostile name may be thousands of bytes long. */
+function shorten(text: string, max = 200): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** Archive failures that mean "the folder's content cannot be an archive", not a failure to read it. */
+const contentRefusals = new Set(['path_outside_target', 'invalid_entry', 'invalid_path', 'too_many_entries', 'path_not_directory', 'file_exists']);
+
+/**
+ * What the archive format refuses (the rules the server's reader applies at finalize) as a usage
+ * error (exit 1) naming the entry: a symlink leading outside the folder, a name above 255 bytes, a
+ * path above 4096 bytes, a name the format cannot hold. Anything else is returned as it is.
+ */
+export function folderRefusal(root: string | undefined, error: unknown): unknown {
+  if (!isArchiveError(error) || !contentRefusals.has(error.code)) return error;
+  const what =
+    error.code === 'path_outside_target'
+      ? `${error.message}: links must stay inside the folder (relative, '/' only, not above it, not through links that leave it)`
+      : `${error.path === undefined ? '' : `'${shorten(error.path)}': `}${shorten(error.message)}`;
+  return new CliError(exitCodes.usage, `cannot pack ${root === undefined ? 'the folder' : `'${root}'`}: ${what}`);
+}
+
 /**
  * The archive tree of a folder: files with the executable bit from their mode, symlinks kept as
  * links, empty folders kept. Sources read the files lazily (Bun.file), so nothing is held in memory.
+ * A folder the archive format refuses (see folderRefusal) is a usage error before anything is read.
  */
 export async function readFolderTree(root: string): Promise<FolderTree> {
   const rootStat = await lstat(root).catch(() => undefined);
@@ -48,7 +71,12 @@ export async function readFolderTree(root: string): Promise<FolderTree> {
     }
   }
 
-  await walk(root, []);
-  addFiles(tree, [], files);
+  try {
+    await walk(root, []);
+    addFiles(tree, [], files);
+    checkSymlinks(tree.root);
+  } catch (error) {
+    throw folderRefusal(root, error);
+  }
   return { tree, fileCount: files.length, totalSize, fingerprint: hasher.digest('hex') };
 }

@@ -3,6 +3,7 @@ import { decodeIndex, packArchive, readArchive, type ArchiveIndex, type ArchiveT
 import type { Package } from '../shared/schemas/packages.ts';
 import { Api, segment } from './api.ts';
 import { CliError, exitCodes } from './errors.ts';
+import { folderRefusal } from './folder-tree.ts';
 import { startProgress } from './progress.ts';
 
 const MAGIC = [0x43, 0x52, 0x54, 0x31];
@@ -63,14 +64,20 @@ export async function packToFile(
   const sink = Bun.file(path).writer();
   let size = 0;
   let unflushed = 0;
-  for await (const piece of packed.stream as unknown as AsyncIterable<Uint8Array>) {
-    sink.write(piece);
-    size += piece.byteLength;
-    unflushed += piece.byteLength;
-    if (unflushed >= 8 * 1024 * 1024) {
-      await sink.flush();
-      unflushed = 0;
+  try {
+    for await (const piece of packed.stream as unknown as AsyncIterable<Uint8Array>) {
+      sink.write(piece);
+      size += piece.byteLength;
+      unflushed += piece.byteLength;
+      if (unflushed >= 8 * 1024 * 1024) {
+        await sink.flush();
+        unflushed = 0;
+      }
     }
+  } catch (error) {
+    // The writer applies the reader's rules too (links, name and path limits): never upload what finalize refuses.
+    await sink.end();
+    throw folderRefusal(undefined, error);
   }
   await sink.end();
   const result = await packed.done;

@@ -21,7 +21,8 @@ export async function findProject(api: Api, text: string): Promise<ProjectRef> {
     const project = await api.get<ProjectRef>(`/projects/${segment(text)}`);
     return { id: project.id, title: project.title, userPossibleActions: project.userPossibleActions };
   } catch (error) {
-    if (!(error instanceof UploadRequestError) || error.code !== 'not_found') throw error;
+    // No such id, or text that cannot be an id at all (a title with spaces): look it up by title.
+    if (!(error instanceof UploadRequestError) || (error.code !== 'not_found' && error.code !== 'bad_param')) throw error;
   }
   const mine = await api.get<ProjectRef[]>('/users/me/projects');
   const matches = mine.filter((project) => project.title === text);

@@ -1,3 +1,4 @@
+import './lib/zod-config.ts';
 import { createRoot } from 'react-dom/client';
 import { App } from './app.tsx';
 import { initLanguage } from './lib/i18n/index.ts';

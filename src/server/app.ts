@@ -16,6 +16,7 @@ import { projectsRoutes } from './domains/projects/projects.rest.ts';
 import { versionsRoutes } from './domains/projects/versions.rest.ts';
 import { storeRoutes } from './domains/store/store.rest.ts';
 import { usersRoutes } from './domains/users/users.rest.ts';
+import { bodyGuard } from './http/body-guard.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { requestLog } from './http/request-log.ts';
 import { storeCacheSync } from './http/store-cache-sync.ts';
@@ -26,14 +27,17 @@ import { trpcRoutes } from './trpc/mount.ts';
 export function createApp(deps: Deps) {
   return new Elysia()
     .use(errorHandler(deps.log))
+    .use(bodyGuard(deps.config))
     .use(requestLog(deps.log))
     .use(storeCacheSync(deps))
     .use(
+      // The document only (docs/en/api.md points to it): the plugin's browsable page loads Scalar from a
+      // CDN with an inline script and inline styles, which is blank offline and under the app's CSP.
       openapi({
-        path: '/api/reference',
+        provider: null,
         specPath: '/api/openapi.json',
         documentation: {
-          info: { title: `${deps.config.appName} API`, version: apiVersion },
+          info: { title: `${deps.config.appName} API`, version: apiVersion, description: 'The REST API of this instance; described in its documentation at /docs/en/api.' },
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
           security: [{ bearer: [] }],
         },

@@ -4,16 +4,19 @@ import { httpStatusOfCode, type ServerErrorCode } from '../shared/errors.ts';
 export class AppError extends Error {
   readonly code: ServerErrorCode;
   readonly details?: unknown;
+  /** A more precise HTTP status than the code's own (413 and 415 for refused request bodies). */
+  private readonly statusOverride?: number;
 
-  constructor(code: ServerErrorCode, message: string, details?: unknown) {
+  constructor(code: ServerErrorCode, message: string, details?: unknown, status?: number) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.details = details;
+    this.statusOverride = status;
   }
 
   get status(): number {
-    return httpStatusOfCode[this.code];
+    return this.statusOverride ?? httpStatusOfCode[this.code];
   }
 }
 

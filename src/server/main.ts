@@ -17,7 +17,16 @@ try {
 }
 
 const deps = await bootDeps(config);
-const server = startServer(deps, { port: config.port, hostname: config.host, development: process.env.NODE_ENV === 'development' });
+let server: ReturnType<typeof startServer>;
+try {
+  server = startServer(deps, { port: config.port, hostname: config.host, development: process.env.NODE_ENV === 'development', buildClientNow: true });
+} catch (error) {
+  // A port already in use (PORT, or PLAY_PORT = PORT+1): one line naming it, like a bad setting.
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`cartridge: ${error.message}`);
+  await closeDeps(deps);
+  process.exit(2);
+}
 deps.log.info('listening', { url: config.publicUrl ?? server.url, database: deps.database.kind, storage: deps.storage.kind });
 
 let stopping = false;

@@ -1,9 +1,11 @@
 import clientIndex from '../client/index.html';
 import { createApp } from './app.ts';
+import { ConfigError } from './config.ts';
 import type { Deps } from './deps.ts';
 import { scheduleStorageSweep } from './domains/packages/storage-sweep.service.ts';
 import { scheduleRetentionSweep } from './domains/projects/retention.service.ts';
 import { clientRoutes } from './http/client-assets.ts';
+import { apiPolicy, baseSecurityHeaders, withHeaders } from './http/security-headers.ts';
 import { uploadWorkerRoutes } from './http/worker-assets.ts';
 import { jobHandlers } from './jobs/handlers.ts';
 import { startJobWorker, type JobWorker } from './jobs/worker.ts';
@@ -46,13 +48,43 @@ export type ServerOptions = {
   development?: boolean;
   /** Seconds a connection may stay quiet both ways before Bun closes it (default 120; tests shorten it). */
   idleTimeoutSeconds?: number;
+  /** Build the web client from source at start rather than on its first request (`npm start`). */
+  buildClientNow?: boolean;
 };
+
+/**
+ * A port that cannot be bound is a configuration error (ConfigError: main.ts prints one line and exits
+ * 2) naming the variable to change, not a stack trace. Other failures are passed on as they are.
+ */
+function listenFailure(error: unknown, variable: 'PORT' | 'PLAY_PORT', port: number, hostname: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const what = variable === 'PLAY_PORT' ? 'the play origin (HTML5 games; PLAY_PORT defaults to PORT+1)' : 'the app';
+  if (code === 'EADDRINUSE') {
+    return new ConfigError(`${variable}=${port} is already in use on ${hostname}: ${what} cannot listen there; stop what holds it or set ${variable} to a free port`);
+  }
+  if (code === 'EACCES') return new ConfigError(`${variable}=${port} may not be bound on ${hostname} by this user: ${what} cannot listen there; set ${variable} to another port`);
+  if (code === 'EADDRNOTAVAIL') return new ConfigError(`HOST=${hostname} is not an address of this machine: ${what} cannot listen on ${variable}=${port}`);
+  return error;
+}
+
+/** Route handlers whose answers carry the app origin's security headers. */
+function secureRoutes<Route extends (request: Request) => Response | Promise<Response>>(routes: Record<string, Route>, headers: Record<string, string>) {
+  return Object.fromEntries(Object.entries(routes).map(([path, route]) => [path, async (request: Request) => withHeaders(await route(request), headers)]));
+}
 
 export function startServer(givenDeps: Deps, options: ServerOptions): RunningServer {
   // The play origin listens first: without PLAY_ORIGIN, play URLs name its actual port.
-  const play = startPlayServer(givenDeps, { port: playListenPort(givenDeps.config, options.port), hostname: options.hostname });
+  const playPort = playListenPort(givenDeps.config, options.port);
+  let play: ReturnType<typeof startPlayServer>;
+  try {
+    play = startPlayServer(givenDeps, { port: playPort, hostname: options.hostname });
+  } catch (error) {
+    throw listenFailure(error, 'PLAY_PORT', playPort, options.hostname);
+  }
   const deps: Deps = { ...givenDeps, config: { ...givenDeps.config, playOrigin: givenDeps.config.playOrigin ?? defaultPlayOrigin(play.port) } };
   const app = createApp(deps);
+  const security = baseSecurityHeaders(deps.config);
+  const apiHeaders = { ...security, 'content-security-policy': apiPolicy };
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
@@ -64,18 +96,18 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
       // a torrent or a download of a large package whose derived data is not made yet.
       idleTimeout: options.idleTimeoutSeconds ?? 120,
       routes: {
-        ...clientRoutes(clientIndex),
+        ...clientRoutes(clientIndex, { development: options.development ?? false, config: deps.config, log: deps.log, buildNow: options.buildClientNow }),
         // The upload worker is its own bundle (worker-assets.ts): Bun's HTML bundler has no worker entries.
-        ...uploadWorkerRoutes({ development: options.development ?? false, log: (message, fields) => deps.log.error(message, fields) }),
+        ...secureRoutes(uploadWorkerRoutes({ development: options.development ?? false, log: (message, fields) => deps.log.error(message, fields) }), security),
         '/api/*': false,
         '/trpc/*': false,
         '/health': false,
       },
-      fetch: app.fetch,
+      fetch: async (request) => withHeaders(await app.fetch(request), apiHeaders),
     });
   } catch (error) {
     void play.stop();
-    throw error;
+    throw listenFailure(error, 'PORT', options.port, options.hostname);
   }
   // Elysia reads the client address through the server it believes it listens on.
   (app as unknown as { server: typeof server }).server = server;

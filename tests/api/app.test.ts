@@ -28,6 +28,37 @@ describe('the process surface', () => {
     expect(Object.keys(document.paths).some((path) => path.startsWith('/trpc'))).toBe(false);
   });
 
+  test('no CDN-backed reference page: /api/reference is gone, /api/openapi.json is a complete OpenAPI 3 document the docs link', async () => {
+    const page = await server.fetch('/api/reference');
+    expect(page.status).toBe(404);
+    expect(await page.json()).toEqual({ code: 'not_found', message: 'not found' });
+
+    const response = await server.fetch('/api/openapi.json');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('application/json');
+    const text = await response.text();
+    expect(text).not.toMatch(/cdn\.jsdelivr|unpkg\.com|scalar/i);
+    const document = JSON.parse(text) as { openapi: string; info: { title: string; version: string }; paths: Record<string, Record<string, { responses?: unknown }>> };
+    expect(document.openapi).toMatch(/^3\.\d+\.\d+$/);
+    expect(document.info).toMatchObject({ title: 'Cartridge API', version: '0.0.1' });
+    const methods = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options']);
+    for (const [path, item] of Object.entries(document.paths)) {
+      expect(path).toStartWith('/api/');
+      for (const method of Object.keys(item)) if (methods.has(method)) expect(item[method]!.responses ?? {}).toBeObject();
+    }
+    // Every $ref names something the document holds.
+    const refs = [...text.matchAll(/"\$ref":"([^"]+)"/g)].map((match) => match[1]!);
+    for (const ref of refs) {
+      expect(ref).toStartWith('#/');
+      const target = ref.slice(2).split('/').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+      expect(target).toBeDefined();
+    }
+
+    const docs = (await (await server.fetch('/api/documentation/en/api')).json()) as { markdown: string };
+    expect(docs.markdown).toContain('(/api/openapi.json)');
+    expect(docs.markdown).not.toContain('/api/reference');
+  });
+
   test('an unknown API path is a catalogued not_found', async () => {
     const response = await server.fetch('/api/no/such/thing');
     expect(response.status).toBe(404);

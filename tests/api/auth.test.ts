@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
-import { sessions } from '../../src/server/db/schema/index.ts';
+import { credentials, sessions } from '../../src/server/db/schema/index.ts';
+import { hashPassword } from '../../src/server/domains/auth/password-hash.ts';
 import { registerUser } from '../support/accounts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -71,11 +72,11 @@ describe('POST /api/auth/password', () => {
 
   test.each([
     ['bad JSON', '{"name": "x",', 'Invalid `body`'],
-    ['missing password', JSON.stringify({ name: 'someone' }), 'Invalid `body`'],
-    ['wrong type', JSON.stringify({ name: 12, password: 'long enough' }), 'Invalid `body`'],
-    ['short password', JSON.stringify({ name: 'someone', password: 'short' }), 'Invalid `body`'],
-    ['bad name', JSON.stringify({ name: 'no spaces allowed', password: 'long enough' }), 'Invalid `body`'],
-    ['unknown intent', JSON.stringify({ name: 'someone', password: 'long enough', intent: 'steal' }), 'Invalid `body`'],
+    ['missing password', JSON.stringify({ name: 'someone' }), 'Invalid `password`'],
+    ['wrong type', JSON.stringify({ name: 12, password: 'long enough' }), 'Invalid `name`'],
+    ['short password', JSON.stringify({ name: 'someone', password: 'short' }), 'Invalid `password`'],
+    ['bad name', JSON.stringify({ name: 'no spaces allowed', password: 'long enough' }), 'Invalid `name`'],
+    ['unknown intent', JSON.stringify({ name: 'someone', password: 'long enough', intent: 'steal' }), 'Invalid `intent`'],
   ])('invalid input (%s) is a 400 bad_param and creates nothing', async (_case, body, message) => {
     const response = await server.fetch('/api/auth/password', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(400);
@@ -154,5 +155,102 @@ describe('POST /api/auth/clear and dead tokens', () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.tokenHash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(rows)).not.toContain(user.token);
+  });
+});
+
+describe('cross-site requests to the cookie routes', () => {
+  const crossSiteHeaders: [string, Record<string, string>][] = [
+    ['another origin', { origin: 'http://attacker.example' }],
+    ['a sandboxed page (Origin: null)', { origin: 'null' }],
+    ['Sec-Fetch-Site: cross-site', { 'sec-fetch-site': 'cross-site' }],
+    ['Sec-Fetch-Site: same-site (another port of this host)', { 'sec-fetch-site': 'same-site' }],
+  ];
+
+  test.each(crossSiteHeaders)('sign-in from %s is refused and sets no cookie', async (_, headers) => {
+    const user = await registerUser(server);
+    const response = await signIn({ name: user.name, password: user.password }, headers);
+    expect(response.status).toBe(403);
+    expect(await response.json()).toEqual({ code: 'insufficient_privileges', message: 'Cross-site request refused' });
+    expect(response.headers.get('set-cookie')).toBeNull();
+    const trpc = await server.fetch('/trpc/auth.password', { method: 'POST', json: { name: user.name, password: user.password }, headers });
+    expect(trpc.status).toBe(403);
+    expect(trpc.headers.get('set-cookie')).toBeNull();
+  });
+
+  test.each(crossSiteHeaders)('sign-out from %s is refused and keeps the cookie', async (_, headers) => {
+    const user = await registerUser(server);
+    const response = await server.fetch('/api/auth/clear', { method: 'POST', headers: { ...headers, cookie: user.cookie } });
+    expect(response.status).toBe(403);
+    expect(response.headers.get('set-cookie')).toBeNull();
+    const trpc = await server.fetch('/trpc/auth.clear', { method: 'POST', token: user.token, headers: { ...headers, 'content-type': 'application/json' } });
+    expect(trpc.status).toBe(403);
+    expect((await server.fetch('/api/users/me', { token: user.token })).status).toBe(200);
+  });
+
+  test("the app's own pages and programs without browser headers are served", async () => {
+    const user = await registerUser(server);
+    const ownPage = await signIn({ name: user.name, password: user.password }, { origin: server.url, 'sec-fetch-site': 'same-origin' });
+    expect(ownPage.status).toBe(200);
+    expect(ownPage.headers.get('set-cookie')).toContain('cartridge_session=');
+    const typedAddress = await signIn({ name: user.name, password: user.password }, { 'sec-fetch-site': 'none' });
+    expect(typedAddress.status).toBe(200);
+    const cleared = await server.fetch('/api/auth/clear', { method: 'POST', token: user.token, headers: { origin: server.url } });
+    expect(cleared.status).toBe(200);
+  });
+
+  test('PUBLIC_URL is an allowed origin behind a proxy', async () => {
+    const proxied = await startTestServer({ PUBLIC_URL: 'https://games.example.com' });
+    try {
+      const user = await registerUser(proxied);
+      const response = await proxied.fetch('/api/auth/password', { method: 'POST', json: { name: user.name, password: user.password }, headers: { origin: 'https://games.example.com' } });
+      expect(response.status).toBe(200);
+      const elsewhere = await proxied.fetch('/api/auth/password', { method: 'POST', json: { name: user.name, password: user.password }, headers: { origin: 'https://games.example.com.attacker.example' } });
+      expect(elsewhere.status).toBe(403);
+    } finally {
+      await proxied.stop();
+    }
+  });
+});
+
+describe('new passwords (NIST SP 800-63B: length, no common or guessable choices)', () => {
+  test.each([
+    ['password', 'common'],
+    ['12345678', 'repetitive'],
+    ['Password1', 'common'],
+    ['iloveyou', 'common'],
+    ['qwertyuiop', 'common'],
+    ['        ', 'blank'],
+    ['aaaaaaaaaa', 'repetitive'],
+    ['abcdefghij', 'repetitive'],
+    ['98765432', 'repetitive'],
+    ['cartridge', 'common'],
+  ])('%j is refused at registration (%s), and nothing is created', async (password, reason) => {
+    const name = `weak${Math.random().toString(36).slice(2, 8)}`;
+    const response = await signIn({ name, password, intent: 'register' });
+    expect(response.status).toBe(400);
+    const body = await response.json();
+    expect(body).toMatchObject({ code: 'bad_param', details: { field: 'password', reason } });
+    expect(body.message).toStartWith('Invalid `password`: ');
+    expect((await (await signIn({ name, password })).json()).code).toBe('wrong_credentials');
+  });
+
+  test('the user name as password is refused, whatever its case', async () => {
+    const response = await signIn({ name: 'samename1', password: 'SameName1', intent: 'register' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ details: { reason: 'same_as_name' }, message: 'Invalid `password`: it must not be the user name' });
+  });
+
+  test('tRPC refuses the same passwords with the same details', async () => {
+    const failure = await server.trpc().auth.password.mutate({ name: 'weaktrpc', password: 'password', intent: 'register' }).catch((error) => error);
+    expect(failure.data).toMatchObject({ code: 'bad_param', httpStatus: 400, details: { field: 'password', reason: 'common' } });
+  });
+
+  test('passphrases are welcome, and an older weak password still signs in', async () => {
+    const phrase = await signIn({ name: `phrase${Math.random().toString(36).slice(2, 8)}`, password: 'violin marmalade tundra', intent: 'register' });
+    expect(phrase.status).toBe(200);
+    const user = await registerUser(server);
+    const weakHash = await hashPassword(server.deps.config.passwordHash, 'password');
+    await server.deps.db.update(credentials).set({ secretHash: weakHash }).where(eq(credentials.userId, user.id));
+    expect((await signIn({ name: user.name, password: 'password' })).status).toBe(200);
   });
 });

@@ -11,6 +11,7 @@ import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject, makeTeam, type Team, type TestProject } from '../support/projects.ts';
 import { uploadPackage, waitForJob } from '../support/packages.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { packageDownloadName, packageTitle } from '../../src/shared/packages/package-name.ts';
 import { trpcFailure } from '../support/trpc-failure.ts';
 import { downloadUrl, fetchBytes, publishPackages, sha256Hex, uploadTree, type TreeSpec } from './packages-downloads-support.ts';
 
@@ -63,7 +64,7 @@ describe('download URLs', () => {
     expect(response.status).toBe(200);
     expect(Buffer.from(response.bytes).equals(Buffer.from(archive))).toBe(true);
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(response.headers.get('content-disposition')).toContain(`filename*=UTF-8''${encodeURIComponent(team.project.title)}%20Linux%20x64.cartridge`);
+    expect(response.headers.get('content-disposition')).toContain(`filename*=UTF-8''${encodeURIComponent(team.project.title)}%20Linux%20x64.crt`);
     const read = await readArchive(new Blob([response.bytes as Uint8Array<ArrayBuffer>]).stream());
     const files = await readAllFiles(read);
     expect(files.get('data/big.bin')).toEqual(big);
@@ -126,6 +127,43 @@ describe('download URLs', () => {
     expect(((await response.json()) as { code: string }).code).toBe('wrong_auth');
     // The unsigned public route serves only public packages.
     expect((await fetch(`${server.url}/api/files/${packageId}/zip/public/x.zip`)).status).toBe(404);
+  });
+});
+
+/** The UTF-8 file name of a Content-Disposition (filename*). */
+function dispositionName(response: { headers: Headers }): string {
+  const header = response.headers.get('content-disposition') ?? '';
+  return decodeURIComponent(header.match(/filename\*=UTF-8''(\S+)$/)?.[1] ?? '');
+}
+
+describe('one name per package (src/shared/packages/package-name.ts)', () => {
+  test('lists, the version, the store and every download name use the title the tags give, without the version', async () => {
+    const project = await createProject(server, team.owner, 'Star Miner');
+    const pkg = await uploadPackage(server, team.owner, project.id, { 'game.x86_64': 'x' }, { tags: ['bits:64', 'os:linux', 'arch:x86'] });
+    const { branchId, versionId } = await publishPackages(server, team.owner, project, [pkg.id]);
+    expect((await server.fetch(`/api/projects/${project.id}/versions/${versionId}`, { method: 'PATCH', token: team.owner.token, json: { title: '1.0.1' } })).status).toBe(200);
+    const name = 'Linux x86 64-bit';
+    expect(packageTitle({ title: null, tags: pkg.tags })).toBe(name);
+    const projectBase = `/api/projects/${project.id}`;
+    const shown = async (path: string) => ((await (await server.fetch(path, { token: team.owner.token })).json()) as { id: string; title: string }[]).find((item) => item.id === pkg.id)?.title;
+    expect(await shown(`${projectBase}/packages`)).toBe(name);
+    expect(await shown(`${projectBase}/versions/${versionId}/packages`)).toBe(name);
+    expect(((await (await server.fetch(`${projectBase}/packages/${pkg.id}`)).json()) as { title: string }).title).toBe(name);
+
+    const zipName = 'Star Miner Linux x86 64-bit.zip';
+    expect(packageDownloadName(project.title, pkg)).toBe(zipName);
+    const zip = await fetchBytes(await downloadUrl(server, `${projectBase}/packages/${pkg.id}/download?filter=zip`, team.owner.token));
+    expect(dispositionName(zip)).toBe(zipName);
+    const storeBase = `/api/store/projects/${project.id}/branches/${branchId}/packages/${pkg.id}`;
+    expect(dispositionName(await fetchBytes(await downloadUrl(server, `${storeBase}/download?filter=zip`)))).toBe(zipName);
+    expect(dispositionName(await fetchBytes(await downloadUrl(server, `${projectBase}/packages/${pkg.id}/download`, team.owner.token)))).toBe('Star Miner Linux x86 64-bit.crt');
+    expect(dispositionName(await fetchBytes(await downloadUrl(server, `${projectBase}/packages/${pkg.id}/download?filter=index`, team.owner.token)))).toBe('Star Miner Linux x86 64-bit.crt-index');
+    expect(dispositionName(await server.fetch(`${storeBase}/torrent`))).toBe('Star Miner Linux x86 64-bit.torrent');
+
+    // Its own title, once set, is the name everywhere, downloads included.
+    expect((await server.fetch(`${projectBase}/packages/${pkg.id}`, { method: 'PATCH', token: team.owner.token, json: { title: 'Steam Deck build' } })).status).toBe(200);
+    expect(await shown(`${projectBase}/versions/${versionId}/packages`)).toBe('Steam Deck build');
+    expect(dispositionName(await fetchBytes(await downloadUrl(server, `${storeBase}/download?filter=zip`)))).toBe('Star Miner Steam Deck build.zip');
   });
 });
 
@@ -440,7 +478,7 @@ describe('prepared downloads, URL lifetime and large bodies', () => {
     expect(whole.headers.get('content-length')).toBe(String(zipSize));
     const cached = readdirSync(server.deps.config.downloads.cacheDir).filter((name) => name.startsWith(pkg.id));
     expect(cached).toHaveLength(1);
-    expect(cached[0]).toMatch(new RegExp(`^${pkg.id}-[0-9a-f]{16}\\.zip$`));
+    expect(cached[0]).toMatch(new RegExp(`^${pkg.id}-[0-9a-f]{16}-r2\\.zip$`)); // -r2: the ZIP writer's rules (downloads-files.ts)
     expect(statSync(join(server.deps.config.downloads.cacheDir, cached[0]!)).size).toBe(zipSize);
     const from = 1000;
     const large = await fetchBytes(url, { headers: { range: `bytes=${from}-` } });

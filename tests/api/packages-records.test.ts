@@ -56,7 +56,8 @@ describe('package records', () => {
     expect(retagged.title).toBe('Web');
     const version = await (await server.fetch(`/api/projects/${team.project.id}/versions`, { method: 'POST', token: team.developer.token, json: { title: '1.2.0', packages: [plain.id, pkg.id] } })).json();
     const inVersion = await (await server.fetch(`/api/projects/${team.project.id}/versions/${version.id}/packages`, { token: team.tester.token })).json();
-    expect(inVersion.map((item: { title: string }) => item.title)).toEqual(['1.2.0 Web', 'Linux build']);
+    // The same names as in the project's list: a version does not rename its packages.
+    expect(inVersion.map((item: { title: string }) => item.title)).toEqual(['Web', 'Linux build']);
     // Outsiders see nothing until a version is on a public branch.
     expect((await server.fetch(`${base()}/${pkg.id}`, { token: team.outsider.token })).status).toBe(404);
     await makePublic(server, team.project, team.owner);

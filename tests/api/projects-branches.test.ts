@@ -66,11 +66,11 @@ describe('POST /api/projects/{project}/branches', () => {
     expect((await server.fetch(branchesPath(team.project), { method: 'POST', token: team.outsider.token, json: { title: 'x' } })).status).toBe(403);
   });
 
-  test.each([{}, { title: '' }, { title: 'x'.repeat(65) }, { title: false }])('refuses %j', async (body) => {
+  test.each([{}, { title: '' }, { title: 'x'.repeat(65) }, { title: false }])('refuses %j, naming the field', async (body) => {
     const team = await makeTeam(server);
     const response = await server.fetch(branchesPath(team.project), { method: 'POST', token: team.owner.token, json: body });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
+    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `title`' });
   });
 });
 
@@ -148,12 +148,16 @@ describe('PATCH/DELETE /api/projects/{project}/branches/{branch}', () => {
     }
   });
 
-  test.each([{}, { title: '' }, { isPublic: 'no' }])('PATCH refuses %j', async (body) => {
+  test.each([
+    [{}, 'body'],
+    [{ title: '' }, 'title'],
+    [{ isPublic: 'no' }, 'isPublic'],
+  ])('PATCH refuses %j', async (body, field) => {
     const team = await makeTeam(server);
     const branch = await createBranch(team, 'main');
     const response = await server.fetch(`${branchesPath(team.project)}/${branch.id}`, { method: 'PATCH', token: team.owner.token, json: body });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
+    expect(await response.json()).toEqual({ code: 'bad_param', message: `Invalid \`${field}\`` });
   });
 
   test('admins delete; the publish history goes, the versions stay', async () => {

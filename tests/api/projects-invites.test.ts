@@ -71,10 +71,10 @@ describe('POST/GET/DELETE /api/projects/{project}/invites', () => {
   });
 
   test.each([
-    [{ seats: 0 }, 'Invalid `body`'],
-    [{ seats: 1.5 }, 'Invalid `body`'],
-    [{ approved: 'yes' }, 'Invalid `body`'],
-    [{ expires: 'soon' }, 'Invalid `body`'],
+    [{ seats: 0 }, 'Invalid `seats`'],
+    [{ seats: 1.5 }, 'Invalid `seats`'],
+    [{ approved: 'yes' }, 'Invalid `approved`'],
+    [{ expires: 'soon' }, 'Invalid `expires`'],
     [{ expires: '2001-01-01T00:00:00Z' }, 'Invalid `expires`: it must be in the future'],
   ])('refuses %j', async (body, message) => {
     const owner = await registerUser(server);

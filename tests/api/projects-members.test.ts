@@ -106,11 +106,17 @@ describe('PUT /api/projects/{project}/users', () => {
     expect(await response.json()).toEqual({ code: 'not_found', message: 'user not found' });
   });
 
-  test.each([{}, { user: '' }, { user: 'x', role: 'owner' }, { user: 'x', role: 'starred' }, { role: 'tester' }])('refuses %j', async (body) => {
+  test.each([
+    [{}, 'user'],
+    [{ user: '' }, 'user'],
+    [{ user: 'x', role: 'owner' }, 'role'],
+    [{ user: 'x', role: 'starred' }, 'role'],
+    [{ role: 'tester' }, 'user'],
+  ])('refuses %j', async (body, field) => {
     const team = await newTeam();
     const response = await server.fetch(usersPath(team.project), { method: 'PUT', token: team.owner.token, json: body });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
+    expect(await response.json()).toEqual({ code: 'bad_param', message: `Invalid \`${field}\`` });
   });
 
   test('an API token of an admin acts as the admin', async () => {

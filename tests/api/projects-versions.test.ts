@@ -45,11 +45,16 @@ describe('versions', () => {
     expect((await server.fetch(`${base(team)}/versions`, { method: 'POST', token: team.outsider.token, json: { title: '4' } })).status).toBe(404);
   });
 
-  test.each([{}, { title: '' }, { title: '1', description: 5 }, { title: '1', packages: 'a' }])('POST refuses %j', async (body) => {
+  test.each([
+    [{}, 'title'],
+    [{ title: '' }, 'title'],
+    [{ title: '1', description: 5 }, 'description'],
+    [{ title: '1', packages: 'a' }, 'packages'],
+  ])('POST refuses %j', async (body, field) => {
     const team = await makeTeam(server);
     const response = await server.fetch(`${base(team)}/versions`, { method: 'POST', token: team.owner.token, json: body });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
+    expect(await response.json()).toEqual({ code: 'bad_param', message: `Invalid \`${field}\`` });
   });
 
   test('get, patch, list newest first', async () => {

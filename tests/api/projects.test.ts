@@ -44,6 +44,7 @@ describe('POST /api/projects', () => {
       isPublic: false,
       userIsOwner: true,
       userIsListed: true,
+      userIsPending: false,
       userRole: 'admin',
       userPossibleActions: ownerActions,
       created: expect.any(String),
@@ -66,11 +67,11 @@ describe('POST /api/projects', () => {
     expect((await response.json()).code).toBe('unauthorized');
   });
 
-  test.each([{}, { title: '' }, { title: '   ' }, { title: 'x'.repeat(101) }, { title: 3 }])('refuses %j', async (body) => {
+  test.each([{}, { title: '' }, { title: '   ' }, { title: 'x'.repeat(101) }, { title: 3 }])('refuses %j, naming the field', async (body) => {
     const user = await registerUser(server);
     const response = await server.fetch('/api/projects', { method: 'POST', token: user.token, json: body });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
+    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `title`' });
   });
 
   test('an API token acts as its user', async () => {
@@ -152,12 +153,17 @@ describe('GET/PATCH/DELETE /api/projects/{project}', () => {
     expect(await renamed.json()).toMatchObject({ title: 'New', userRole: 'admin' });
   });
 
-  test.each([{}, { title: '' }, { isPublic: 'yes' }, { title: 5 }])('PATCH refuses %j', async (body) => {
+  test.each([
+    [{}, 'body'],
+    [{ title: '' }, 'title'],
+    [{ isPublic: 'yes' }, 'isPublic'],
+    [{ title: 5 }, 'title'],
+  ])('PATCH refuses %j', async (body, field) => {
     const owner = await registerUser(server);
     const project = await createProject(server, owner);
     const response = await server.fetch(`/api/projects/${project.id}`, { method: 'PATCH', token: owner.token, json: body });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
+    expect(await response.json()).toEqual({ code: 'bad_param', message: `Invalid \`${field}\`` });
   });
 
   test('making a project public needs store_publish unless it already is public', async () => {
@@ -320,18 +326,18 @@ describe('GET/PUT /api/projects/{project}/description', () => {
   });
 
   test.each([
-    {},
-    { markdown: 'x'.repeat(100_001) },
-    { markdown: 'x', lang: 'not a language' },
-    { markdown: 'x', images: [{ id: 'a', width: 0, height: 1, url: '/u' }] },
-    { markdown: 'x', images: [{ id: 'a', width: 1, height: 1 }] },
-    { markdown: 'x', images: Array.from({ length: 201 }, (_, i) => ({ id: `i${i}`, width: 1, height: 1, url: '/u' })) },
-  ])('refuses a bad description %#', async (body) => {
+    [{}, 'markdown'],
+    [{ markdown: 'x'.repeat(100_001) }, 'markdown'],
+    [{ markdown: 'x', lang: 'not a language' }, 'lang'],
+    [{ markdown: 'x', images: [{ id: 'a', width: 0, height: 1, url: '/u' }] }, 'images'],
+    [{ markdown: 'x', images: [{ id: 'a', width: 1, height: 1 }] }, 'images'],
+    [{ markdown: 'x', images: Array.from({ length: 201 }, (_, i) => ({ id: `i${i}`, width: 1, height: 1, url: '/u' })) }, 'images'],
+  ])('refuses a bad description %#', async (body, field) => {
     const owner = await registerUser(server);
     const project = await createProject(server, owner);
     const response = await server.fetch(`/api/projects/${project.id}/description`, { method: 'PUT', token: owner.token, json: body });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
+    expect(await response.json()).toEqual({ code: 'bad_param', message: `Invalid \`${field}\`` });
   });
 
   test('tRPC reads and writes the same description', async () => {

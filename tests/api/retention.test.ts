@@ -255,7 +255,7 @@ describe('PATCH branch retention', () => {
     const main = await createBranch(quiet, team, 'main');
     expect(await call(quiet, team.admin.token, 'PATCH', `${projectPath(team)}/branches/${main}`, { retention })).toEqual({
       status: 400,
-      body: { code: 'bad_param', message: 'Invalid `body`' },
+      body: { code: 'bad_param', message: 'Invalid `retention`' },
     });
   });
 

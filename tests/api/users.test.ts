@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq, sql } from 'drizzle-orm';
 import { credentials, sessions, userPrivileges, users } from '../../src/server/db/schema/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
+import { createApiToken, createProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 let server: TestServer;
@@ -28,11 +29,11 @@ describe('/api/users/me', () => {
     expect(session.userInfo.title).toBe('Pixel Smith');
   });
 
-  test.each([{ title: '' }, { title: 'x'.repeat(65) }, { title: 5 }, {}])('refuses the title %j', async (body) => {
+  test.each([{ title: '' }, { title: 'x'.repeat(65) }, { title: 5 }, {}])('refuses the title %j, naming the field', async (body) => {
     const user = await registerUser(server);
     const response = await server.fetch('/api/users/me', { method: 'PATCH', token: user.token, json: body });
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `body`' });
+    expect(await response.json()).toEqual({ code: 'bad_param', message: 'Invalid `title`' });
   });
 
   test('deleting the account leaves no rows behind and kills its tokens', async () => {
@@ -49,6 +50,39 @@ describe('/api/users/me', () => {
     expect((await server.fetch('/api/users/me', { token: created.token })).status).toBe(401);
     const signIn = await server.fetch('/api/auth/password', { method: 'POST', json: { name: user.name, password: user.password } });
     expect((await signIn.json()).code).toBe('wrong_credentials');
+  });
+
+  test('an owner of projects is refused (issue 13): not_empty naming every owned project, over REST and tRPC alike', async () => {
+    const owner = await registerUser(server);
+    const member = await registerUser(server);
+    const zeta = await createProject(server, owner, 'Zeta Quest');
+    const alpha = await createProject(server, owner, 'Alpha Run');
+    // Owned by someone else: a membership is no reason to refuse and is not named.
+    const theirs = await createProject(server, member, 'Not Mine');
+    await server.fetch(`/api/projects/${theirs.id}/users`, { method: 'PUT', token: member.token, json: { user: owner.id, role: 'developer' } });
+    const expected = { projects: [{ id: alpha.id, title: 'Alpha Run' }, { id: zeta.id, title: 'Zeta Quest' }] };
+
+    const refused = await server.fetch('/api/users/me', { method: 'DELETE', token: owner.token });
+    expect(refused.status).toBe(409);
+    const body = await refused.json();
+    expect(body).toMatchObject({ code: 'not_empty', details: expected });
+    expect(body.message).toContain('Alpha Run');
+    const overTrpc = await server.trpc(owner.token).users.delete.mutate().then(
+      () => undefined,
+      (error: { data?: { code?: string; details?: unknown } }) => error.data,
+    );
+    expect(overTrpc).toMatchObject({ code: 'not_empty', details: expected });
+    expect((await server.fetch('/api/users/me', { token: owner.token })).status).toBe(200);
+  });
+
+  test('a refusal names projects only to the browser session of their owner: an API token is refused first', async () => {
+    const owner = await registerUser(server);
+    await createProject(server, owner, 'Hidden From Tokens');
+    const response = await server.fetch('/api/users/me', { method: 'DELETE', token: await createApiToken(server, owner) });
+    expect(response.status).toBe(403);
+    const body = await response.json();
+    expect(body.code).toBe('insufficient_privileges');
+    expect(JSON.stringify(body)).not.toContain('Hidden From Tokens');
   });
 
   test('an API token cannot delete the account', async () => {
@@ -96,8 +130,8 @@ describe('/api/users/me/sessions', () => {
 
   test.each([
     [{ expires: '2001-01-01T00:00:00Z' }, 'Invalid `expires`: it must be in the future'],
-    [{ expires: 'tomorrow' }, 'Invalid `body`'],
-    [{ title: '' }, 'Invalid `body`'],
+    [{ expires: 'tomorrow' }, 'Invalid `expires`'],
+    [{ title: '' }, 'Invalid `title`'],
   ])('refuses %j', async (body, message) => {
     const user = await registerUser(server);
     const response = await server.fetch('/api/users/me/sessions', { method: 'POST', token: user.token, json: body });

@@ -137,4 +137,56 @@ describe('cartridge push and download', () => {
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.stderr).toContain('--tags os:windows');
   });
+
+  test('without --tags a push is refused with exit 4 before anything is sent, unless --allow-untagged', async () => {
+    const branchOf = async () =>
+      ((await (await server.fetch(`/api/projects/${project.id}/branches`, { token: owner.token })).json()) as { title: string; currentVersion: { version: string } | null }[]).find((branch) => branch.title === 'beta')!;
+    const before = (await branchOf()).currentVersion!.version;
+    proxy.reset();
+    // A real process: the exit status is what CI sees.
+    const child = Bun.spawn([process.execPath, 'src/cli/main.ts', 'push', buildDir, `${project.id}/beta`, '--entrypoint', 'game.x86_64'], {
+      cwd: join(import.meta.dir, '../..'),
+      env,
+      stdout: 'pipe',
+      stderr: 'pipe',
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const [code, stderr] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+    clearTimeout(timer);
+    expect(code).toBe(4);
+    expect(stderr).toContain('cartridge: no --tags given');
+    expect(stderr).toContain('--allow-untagged');
+    expect(proxy.partRequests).toBe(0);
+    expect((await branchOf()).currentVersion!.version).toBe(before);
+    // An empty list is no tags either.
+    expect((await runCli(['push', buildDir, `${project.id}/beta`, '--tags', '', '--entrypoint', 'game.x86_64'], env)).code).toBe(4);
+
+    const allowed = await runCli(['push', buildDir, `${project.id}/beta`, '--allow-untagged', '--entrypoint', 'game.x86_64', '--version', 'untagged-1', '--json'], env);
+    expect(allowed.stderr).not.toContain('cartridge:');
+    expect(allowed.code).toBe(0);
+    // The output names the package as every page does (src/shared/packages/package-name.ts).
+    expect(allowed.json()).toMatchObject({ versionTitle: 'untagged-1', packageTitle: 'Package' });
+    const packages = (await (await server.fetch(`/api/projects/${project.id}/versions/${allowed.json().version}/packages`, { token: owner.token })).json()) as { tags: string[]; title: string }[];
+    expect(packages.map((item) => item.tags)).toContainEqual([]);
+    expect(packages.find((item) => item.tags.length === 0)?.title).toBe('Package');
+  }, 60_000);
+
+  test("download's default file names are the server's (one naming rule, no version in it)", async () => {
+    const zip = await runCli(['download', `${project.id}/beta`, '--tags', 'os:linux,arch:x86', '--json'], { ...env, PWD: home });
+    expect(zip.code).toBe(0);
+    expect(zip.json().path).toBe(join(home, `${project.title} Linux x86.zip`));
+    const { url } = (await (await server.fetch(`/api/projects/${project.id}/packages/${zip.json().package}/download?filter=zip`, { token: owner.token })).json()) as { url: string };
+    const disposition = (await fetch(url, { method: 'HEAD' })).headers.get('content-disposition') ?? '';
+    expect(disposition).toContain(`filename*=UTF-8''${encodeURIComponent(`${project.title} Linux x86.zip`)}`);
+    const archive = await runCli(['download', `${project.id}/beta`, '--tags', 'os:linux,arch:x86', '--format', 'archive', '--json'], { ...env, PWD: home });
+    expect(archive.json().path).toBe(join(home, `${project.title} Linux x86.crt`));
+  });
+
+  test('--help lists --allow-untagged and the exit code it gives', async () => {
+    const help = await runCli(['push', '--help'], env);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--allow-untagged');
+    const all = await runCli(['--help'], env);
+    expect(all.stdout).toMatch(/ 4 {2}package refused before upload: no --tags \(without --allow-untagged\)/);
+  });
 });

@@ -141,3 +141,63 @@ test('wrong credentials and a taken name show their errors on screen', async () 
   await visitor.context.close();
   await context.close();
 }, 30_000);
+
+test('registration explains why a weak password is refused, in the form', async () => {
+  const { page, context } = await e2e.open();
+  await visit(page, '/register', 'page_register');
+  const problem = page.locator('form.auth_form [role="alert"]');
+  const register = () => page.locator('form.auth_form').getByRole('button', { name: en('auth_register_submit'), exact: true }).click();
+  // Shape rules answer at once, before any request.
+  const name = newName();
+  await fillSignIn(page, name, '12345678');
+  await register();
+  await problem.waitFor({ timeout: 10_000 });
+  expect(await problem.textContent()).toBe(en('auth_password_repetitive'));
+  expect(await page.getByLabel(en('auth_password'), { exact: true }).getAttribute('aria-invalid')).toBe('true');
+  // The common-password list is the server's.
+  await fillSignIn(page, name, 'Password1');
+  await register();
+  await page.locator('form.auth_form [role="alert"]', { hasText: en('auth_password_common') }).waitFor({ timeout: 10_000 });
+  expect(new URL(page.url()).pathname).toBe('/register');
+  await context.close();
+}, 30_000);
+
+test('a form on another site can neither sign the visitor in as someone else nor sign them out', async () => {
+  const attacker = await registerUser(e2e.server);
+  const victim = await e2e.openSignedIn();
+  const target = e2e.server.url;
+  const forms: Record<string, string> = {
+    '/login-form': `<form method="post" action="${target}/api/auth/password" enctype="application/x-www-form-urlencoded"><input name="name" value="${attacker.name}"><input name="password" value="${attacker.password}"></form>`,
+    '/login-text': `<form method="post" action="${target}/api/auth/password" enctype="text/plain"><input name='{"name":"${attacker.name}","password":"${attacker.password}","x":"' value='"}'></form>`,
+    '/logout': `<form method="post" action="${target}/api/auth/clear"></form>`,
+  };
+  // The attacker's pages: on another site (localhost against the app's 127.0.0.1) and on another port
+  // of the app's own host (same-site, like the play origin).
+  const site = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: (request) =>
+      new Response(`<!doctype html><body>${forms[new URL(request.url).pathname] ?? ''}<script>document.forms[0].submit()</script></body>`, {
+        headers: { 'content-type': 'text/html' },
+      }),
+  });
+  try {
+    const sessionCookie = async () => (await victim.context.cookies(target)).find((cookie) => cookie.name === 'cartridge_session')?.value;
+    const before = await sessionCookie();
+    expect(before).toBe(victim.user.cookie.split('=')[1]);
+    for (const host of ['localhost', '127.0.0.1']) {
+      for (const path of Object.keys(forms)) {
+        const answered = victim.page.waitForResponse((response) => response.url().startsWith(`${target}/api/auth/`), { timeout: 10_000 });
+        await victim.page.goto(`http://${host}:${site.port}${path}`);
+        const response = await answered;
+        expect([403, 415]).toContain(response.status());
+        expect(await sessionCookie()).toBe(before);
+      }
+    }
+    const session = await (await e2e.server.fetch('/api/auth/session', { headers: { cookie: `cartridge_session=${before}` } })).json();
+    expect(session.userInfo.id).toBe(victim.user.id);
+  } finally {
+    await site.stop(true);
+    await victim.context.close();
+  }
+}, 30_000);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Locator, Page } from 'playwright-core';
 import { registerUser } from '../support/accounts.ts';
-import { addMember, addStar, makePublic, makeTeam } from '../support/projects.ts';
+import { addMember, addStar, createProject, makePublic, makeTeam } from '../support/projects.ts';
 import { en, openDialog, section, startE2E, visit, type E2E } from './support/app.ts';
 import { until } from './support/time.ts';
 
@@ -70,6 +70,21 @@ test('owner: members in the server order with owner and pending markers; the own
   expect(await memberRow(page, team.tester.id).getByRole('button', { name: `${en('manage_approve')}: ${team.tester.name}` }).count()).toBe(0);
   await context.close();
 }, 45_000);
+
+test('layout: the member count stands on its own line, apart from the intro sentence (issue 13)', async () => {
+  const owner = await registerUser(e2e.server);
+  const project = await createProject(e2e.server, owner);
+  const { page, context } = await e2e.openSignedIn({ user: owner });
+  await openManage(page, project.id);
+  const members = section(page, 'manage_members_heading');
+  const count = members.locator('[data-testid="members-count"]');
+  expect(await count.textContent()).toBe(en('manage_members_count_one', { count: '1' }));
+  const intro = members.getByText(en('manage_members_pending_intro'), { exact: true });
+  const [countBox, introBox] = [(await count.boundingBox())!, (await intro.boundingBox())!];
+  // Stacked, not on one line: one ends above where the other starts.
+  expect(countBox.y >= introBox.y + introBox.height || introBox.y >= countBox.y + countBox.height).toBe(true);
+  await context.close();
+}, 30_000);
 
 test('admin changes a role, approves a pending member, removes one after confirming', async () => {
   const team = await makeTeam(e2e.server);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
+import { createApiToken, createProject } from '../support/projects.ts';
 import { en, openDialog, section, startE2E, visit, type E2E } from './support/app.ts';
 import { dayInFuture } from './support/time.ts';
 
@@ -179,5 +180,66 @@ test('delete the account after the danger confirmation', async () => {
   expect(await statusWithToken(user.token)).toBe(401);
   const again = await e2e.server.fetch('/api/auth/password', { method: 'POST', json: { name: user.name, password: user.password, intent: 'login' } });
   expect(again.status).toBe(401);
+  await context.close();
+}, 30_000);
+
+test('an owner of projects sees them with what to do instead of a delete that can only fail (issue 13)', async () => {
+  const { page, context, user } = await e2e.openSignedIn();
+  const project = await createProject(e2e.server, user, 'Moon Base');
+  await visit(page, '/me', 'page_me');
+  const danger = section(page, 'me_danger_heading');
+  const owned = danger.locator('[data-testid="me-owned-projects"]');
+  await owned.waitFor({ timeout: 10_000 });
+  expect(await danger.textContent()).toContain(en('me_delete_blocked_one'));
+  const link = owned.getByRole('link', { name: 'Moon Base', exact: true });
+  expect(await link.getAttribute('href')).toBe(`/projects/${project.id}/manage`);
+  expect(await danger.getByRole('button', { name: en('me_delete_button'), exact: true }).count()).toBe(0);
+
+  // Once the project is gone, the account can be deleted.
+  expect((await e2e.server.fetch(`/api/projects/${project.id}`, { method: 'DELETE', token: user.token })).status).toBe(200);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await danger.getByRole('button', { name: en('me_delete_button'), exact: true }).waitFor({ timeout: 10_000 });
+  expect(await owned.count()).toBe(0);
+  await context.close();
+}, 30_000);
+
+test('a project created after the page loaded: the refusal names it, offers no Retry, and the page then lists it', async () => {
+  const { page, context, user } = await e2e.openSignedIn();
+  await visit(page, '/me', 'page_me');
+  const danger = section(page, 'me_danger_heading');
+  await danger.getByRole('button', { name: en('me_delete_button'), exact: true }).waitFor({ timeout: 10_000 });
+  const late = await createProject(e2e.server, user, 'Late Project');
+  await danger.getByRole('button', { name: en('me_delete_button'), exact: true }).click();
+  await openDialog(page).getByRole('button', { name: en('me_delete_button'), exact: true }).click();
+  const refused = page.locator('dialog[open]', { has: page.getByRole('heading', { name: en('me_delete_blocked_title'), exact: true }) });
+  await refused.waitFor({ timeout: 10_000 });
+  expect(await refused.textContent()).toContain(en('me_delete_blocked_one'));
+  expect(await refused.getByRole('link', { name: 'Late Project', exact: true }).getAttribute('href')).toBe(`/projects/${late.id}/manage`);
+  expect(await refused.getByRole('button', { name: en('dialog_retry'), exact: true }).count()).toBe(0);
+  expect(await refused.textContent()).not.toContain(en('error_not_empty'));
+  await refused.getByRole('button', { name: en('dialog_ok'), exact: true }).click();
+  await danger.locator('[data-testid="me-owned-projects"]').getByRole('link', { name: 'Late Project', exact: true }).waitFor({ timeout: 10_000 });
+  expect(await statusWithToken(user.token)).toBe(200);
+  await context.close();
+}, 30_000);
+
+test('layout: the new token heading keeps its distance from the token list; the copy dialog has no empty gap (issue 13)', async () => {
+  const { page, context, user } = await e2e.openSignedIn();
+  await createApiToken(e2e.server, user);
+  await visit(page, '/me', 'page_me');
+  const tokens = section(page, 'me_tokens_heading');
+  const list = tokens.locator('ul.item_list');
+  await list.waitFor({ timeout: 10_000 });
+  const listBox = (await list.boundingBox())!;
+  const headingBox = (await tokens.getByRole('heading', { name: en('me_token_form_heading'), exact: true }).boundingBox())!;
+  expect(headingBox.y - (listBox.y + listBox.height)).toBeGreaterThanOrEqual(16);
+
+  await tokens.getByRole('button', { name: en('me_token_create'), exact: true }).click();
+  const dialog = openDialog(page);
+  await dialog.waitFor({ timeout: 10_000 });
+  const fieldBox = (await dialog.locator('input[readonly]').boundingBox())!;
+  const okBox = (await dialog.getByRole('button', { name: en('dialog_ok'), exact: true }).boundingBox())!;
+  // Only the actions' own margin between the field and OK, no reserved empty line.
+  expect(okBox.y - (fieldBox.y + fieldBox.height)).toBeLessThanOrEqual(28);
   await context.close();
 }, 30_000);

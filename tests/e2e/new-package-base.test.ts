@@ -59,7 +59,10 @@ test('the base follows the tags: os:windows updates the windows package (its pat
   const baseLine = dialog.getByTestId('new-package-base');
   const uploadSize = dialog.getByTestId('new-package-upload-size');
 
-  // The first current package's tags come selected: by default an update of it.
+  // No tags ticked by themselves; a current package's tags come with one click on its name: an update of it.
+  expect(await tag('os:linux').isChecked()).toBe(false);
+  expect(await baseLine.textContent()).toBe(en('new_package_base_none'));
+  await dialog.getByRole('group', { name: en('new_package_tags_from') }).getByRole('button', { name: 'Linux build', exact: true }).click();
   expect(await tag('os:linux').isChecked()).toBe(true);
   expect(await tag('os:windows').isChecked()).toBe(false);
   expect(await baseLine.textContent()).toBe(en('new_package_base_update', { title: 'Linux build' }));

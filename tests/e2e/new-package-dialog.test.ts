@@ -137,6 +137,68 @@ test('drop a generated folder, fix every check with one click, create: the packa
   expect(problems).toEqual([]);
 }, 90_000);
 
+test('a folder with index.html and game.js: index.html is offered, and one-click fixes end as a Web package only (issue 13)', async () => {
+  const team = await makeTeam(e2e.server);
+  const { page } = await e2e.openSignedIn({ user: team.developer });
+  const dialog = await openNewPackage(page, team);
+  await dropFolder(page, dialog.getByTestId('file-tree'), 'game', { 'game.js': 'void 0;', 'index.html': '<!doctype html><script src="game.js"></script>' });
+  await check(dialog, 'single_root_directory').getByRole('button', { name: en('package_check_fix_explode_root'), exact: true }).click();
+  await row(dialog, 'index.html').waitFor();
+  // game.js sorts first, but a web build starts at its page.
+  const notSet = check(dialog, 'entrypoint_not_set');
+  expect(await notSet.locator('select option:checked').textContent()).toBe('index.html');
+  await notSet.getByRole('button', { name: en('package_check_fix_set_entrypoint'), exact: true }).click();
+  await check(dialog, 'html_needs_web').getByRole('button', { name: en('package_check_fix_add_tags_one', { tags: 'os:web' }), exact: true }).click();
+  await dialog.getByText(en('new_package_checks_ok'), { exact: true }).waitFor();
+  const ticked = () => dialog.locator('input[type="checkbox"]:checked').evaluateAll((boxes) => boxes.map((box) => (box as HTMLInputElement).value));
+  expect(await ticked()).toEqual(['os:web']);
+  expect(await dialog.getByLabel(en('new_package_title_label'), { exact: true }).getAttribute('placeholder')).toBe('Web');
+
+  // Picking the script by hand: the page is offered back, never runtime:nodejs.
+  await row(dialog, 'game.js').getByRole('button', { name: new RegExp(`^${en('file_tree_make_start')}`) }).click();
+  const webScript = check(dialog, 'web_needs_page');
+  await webScript.waitFor();
+  expect(await webScript.textContent()).toContain(en('package_check_web_needs_page', { path: 'game.js' }));
+  expect(await check(dialog, 'extension_suggests_tag').count()).toBe(0);
+  expect(await webScript.locator('option').allTextContents()).toEqual(['index.html']);
+  await webScript.getByRole('button', { name: en('package_check_fix_set_entrypoint'), exact: true }).click();
+  await dialog.getByText(en('new_package_checks_ok'), { exact: true }).waitFor();
+  expect(await ticked()).toEqual(['os:web']);
+}, 60_000);
+
+test('the dialog starts with no tags; a current package\'s tags come on request, named; a disabled Create looks disabled (issue 13)', async () => {
+  const team = await makeTeam(e2e.server);
+  const server = await uploadPackage(e2e.server, team.owner, team.project.id, { 'server.js': 'void 0;' }, { tags: ['runtime:nodejs'], entrypoint: ['server.js'], title: 'Server build' });
+  const branch = await api('POST', `/api/projects/${team.project.id}/branches`, team.owner, { title: 'main' });
+  const version = await api('POST', `/api/projects/${team.project.id}/versions`, team.owner, { title: '1.0.0', description: '', packages: [server.id] });
+  await api('POST', `/api/projects/${team.project.id}/branches/${branch.id}/versions/${version.id}`, team.owner);
+  const { page } = await e2e.openSignedIn({ user: team.developer });
+  const dialog = await openNewPackage(page, team, branch);
+  expect(await dialog.locator('input[type="checkbox"]:checked').count()).toBe(0);
+  expect(await dialog.getByTestId('new-package-base').textContent()).toBe(en('new_package_base_none'));
+  const from = dialog.getByRole('group', { name: en('new_package_tags_from') }).getByRole('button', { name: 'Server build', exact: true });
+  expect(await from.getAttribute('aria-pressed')).toBe('false');
+  await from.click();
+  expect(await from.getAttribute('aria-pressed')).toBe('true');
+  expect(await dialog.locator('input[type="checkbox"][value="runtime:nodejs"]').isChecked()).toBe(true);
+  expect(await dialog.getByTestId('new-package-base').textContent()).toBe(en('new_package_base_update', { title: 'Server build' }));
+
+  // No files yet: Create is disabled and looks it (no accent colour, no pointer).
+  const create = dialog.getByRole('button', { name: en('new_package_create'), exact: true });
+  expect(await create.isDisabled()).toBe(true);
+  const look = await create.evaluate((button) => {
+    const probe = document.createElement('span');
+    probe.style.color = 'var(--accent)';
+    document.body.append(probe);
+    const accent = getComputedStyle(probe).color;
+    probe.remove();
+    const style = getComputedStyle(button);
+    return { cursor: style.cursor, background: style.backgroundColor, accent };
+  });
+  expect(look.cursor).toBe('not-allowed');
+  expect(look.background).not.toBe(look.accent);
+}, 60_000);
+
 test('Arabic, dark theme: right-to-left tree keys, Tab into the row, no serious accessibility problems', async () => {
   const team = await makeTeam(e2e.server);
   const { page } = await e2e.openSignedIn({ user: team.developer, colorScheme: 'dark', storage: { lang: rtlLanguage } });
@@ -185,6 +247,8 @@ test('an update of the current package of the branch: the patch size shown is wh
 
   const { page } = await proxied.openSignedIn(team.developer);
   const dialog = await openNewPackage(page, team, branch);
+  // No tags ticked in silence: the current package's come with one click, named.
+  await dialog.getByRole('group', { name: en('new_package_tags_from') }).getByRole('button', { name: 'Web', exact: true }).click();
   expect(await dialog.locator('input[type="checkbox"][value="os:web"]').isChecked()).toBe(true);
   expect(await dialog.getByTestId('new-package-base').textContent()).toBe(en('new_package_base_update', { title: 'Web' }));
   const added = randomText(5000);

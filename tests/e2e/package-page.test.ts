@@ -261,6 +261,42 @@ test('the store lists the current version’s packages by title with downloads a
   await context.close();
 });
 
+test('one package, one name: package page, version page, store page and sidebars agree (no version in it)', async () => {
+  const store = await makeTeam(e2e.server);
+  const projectBase = `/api/projects/${store.project.id}`;
+  // No title of its own: the name comes from the tags ('Linux x86 64-bit'), never from a version.
+  const untitled = await uploadPackage(e2e.server, store.developer, store.project.id, { 'game.x86_64': 'x' }, { tags: ['bits:64', 'os:linux', 'arch:x86'], entrypoint: ['game.x86_64'] });
+  const name = 'Linux x86 64-bit';
+  const storeBranch = await api('POST', `${projectBase}/branches`, store.owner, { title: 'main' });
+  await api('PATCH', `${projectBase}/branches/${storeBranch.id}`, store.owner, { isPublic: true });
+  const v = await api('POST', `${projectBase}/versions`, store.owner, { title: '1.0.1', description: '', packages: [untitled.id] });
+  await api('POST', `${projectBase}/branches/${storeBranch.id}/versions/${v.id}`, store.owner);
+  await makePublic(e2e.server, store.project, store.owner);
+  const { page, context } = await e2e.openSignedIn({ user: store.tester });
+  const sidebarNames = () => page.locator('aside nav', { hasText: en('package_page_sidebar') }).locator('a').allTextContents();
+
+  for (const prefix of [`/projects/${store.project.id}/branches/${storeBranch.id}/versions/${v.id}`, `/projects/${store.project.id}/versions/${v.id}`, `/projects/${store.project.id}`]) {
+    await visit(page, `${prefix}/packages/${untitled.id}`, 'page_package');
+    await page.locator('main h1', { hasText: name }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('main h1').textContent()).toBe(name);
+    await page.waitForFunction((title) => document.title === title, `${name} - Cartridge`, { timeout: 10_000 });
+    expect((await page.locator('nav.breadcrumb li').allTextContents()).at(-1)).toBe(name);
+    await page.locator('aside nav a', { hasText: name }).first().waitFor({ timeout: 10_000 });
+    expect(await sidebarNames()).toEqual([name]);
+  }
+
+  await visit(page, `/projects/${store.project.id}/versions/${v.id}`, 'page_version');
+  const list = page.locator('[data-testid="version-packages"]');
+  await list.waitFor({ timeout: 10_000 });
+  expect(await list.locator('a').allTextContents()).toEqual([name]);
+
+  await visit(page, `/store/${store.project.id}`, 'page_store_project');
+  const item = page.locator(`.store_package[data-package-id="${untitled.id}"] .store_package_title`);
+  await item.filter({ hasText: name }).waitFor({ timeout: 10_000 });
+  expect(await item.textContent()).toBe(name);
+  await context.close();
+}, 60_000);
+
 test('axe in light and dark theme on the package page', async () => {
   for (const theme of ['light', 'dark'] as const) {
     const { page, context } = await e2e.openSignedIn({ user: team.owner, colorScheme: theme, storage: { theme } });

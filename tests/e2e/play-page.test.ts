@@ -128,6 +128,30 @@ test('the store play route works signed out for a public branch’s current vers
   await context.close();
 });
 
+test('the frame gives a 800×600 game its whole size on a desktop, and the whole viewport on a phone (issue 13)', async () => {
+  const bigGame = '<!doctype html><html><head><style>body{margin:0}canvas{display:block}</style></head><body><canvas width="800" height="600"></canvas></body></html>';
+  const big = await uploadPackage(e2e.server, team.developer, team.project.id, { 'index.html': bigGame }, { tags: ['os:web'], entrypoint: ['index.html'], title: 'Big canvas' });
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    const { page, context } = await e2e.openSignedIn({ user: team.tester, viewport });
+    await visit(page, `/projects/${team.project.id}/packages/${big.id}/play`, 'page_package_play');
+    const canvas = page.frameLocator('iframe.play_frame_iframe').locator('canvas');
+    await canvas.waitFor({ timeout: 15_000 });
+    const frame = (await page.locator('iframe.play_frame_iframe').boundingBox())!;
+    if (viewport.width > 800) {
+      // Not clipped: the whole canvas lies inside the frame, and the frame inside the viewport.
+      const game = (await canvas.boundingBox())!;
+      expect(game.x + game.width).toBeLessThanOrEqual(frame.x + frame.width + 0.5);
+      expect(game.y + game.height).toBeLessThanOrEqual(frame.y + frame.height + 0.5);
+      expect(frame.y + frame.height).toBeLessThanOrEqual(viewport.height);
+    } else {
+      // A phone: the frame is as wide and as tall as the screen.
+      expect(Math.round(frame.width)).toBe(viewport.width);
+      expect(Math.round(frame.height)).toBe(viewport.height);
+    }
+    await context.close();
+  }
+}, 45_000);
+
 test('axe in light and dark theme on the play page', async () => {
   for (const theme of ['light', 'dark'] as const) {
     const { page, context } = await e2e.openSignedIn({ user: team.tester, colorScheme: theme, storage: { theme } });
@@ -139,3 +163,76 @@ test('axe in light and dark theme on the play page', async () => {
     await context.close();
   }
 }, 60_000);
+
+test('the app works under its CSP: not one violation on the pages a member and a visitor see (issue 13)', async () => {
+  const description = '# About\n\n**Bold**, a [link](https://example.com) and an image ![shot](https://example.com/shot.png).\n\n<span style="color:red">styled</span>';
+  await api('PUT', `/api/projects/${team.project.id}/description`, team.owner, { markdown: description });
+  const collectViolations = (context: BrowserContext) =>
+    context.addInitScript(() => {
+      const violations: string[] = [];
+      (window as unknown as { cspViolations: string[] }).cspViolations = violations;
+      document.addEventListener('securitypolicyviolation', (event) => violations.push(`${event.violatedDirective} ${event.blockedURI}`));
+    });
+  const violationsOf = (page: Page) => page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations);
+
+  const member = await e2e.openSignedIn({ user: team.owner });
+  await collectViolations(member.context);
+  await listen(member.context);
+  const screens: [string, string][] = [
+    ['/', 'page_home'],
+    ['/me', 'page_me'],
+    ['/projects', 'page_projects'],
+    [`/projects/${team.project.id}/manage`, 'page_manage'],
+    [`/projects/${team.project.id}/packages/${webPackage.id}`, 'page_package'],
+    ['/docs/en/', 'page_docs'],
+  ];
+  for (const [path, pageClass] of screens) {
+    await visit(member.page, path, pageClass);
+    expect({ path, violations: await violationsOf(member.page) }).toEqual({ path, violations: [] });
+  }
+  // The description's markup is rendered and its images allowed. The style attribute a user wrote is
+  // removed by the sanitiser; Chromium reports it once while DOMPurify parses the markup in an inert
+  // document, which is the only report allowed here.
+  await visit(member.page, `/projects/${team.project.id}`, 'page_project_overview');
+  await member.page.locator('main img[alt="shot"]').waitFor({ timeout: 10_000 });
+  expect(await member.page.locator('main span', { hasText: 'styled' }).getAttribute('style')).toBeNull();
+  expect((await violationsOf(member.page)).filter((item) => !item.startsWith('style-src-attr'))).toEqual([]);
+  // The game in its frame from the play origin.
+  await visit(member.page, `/projects/${team.project.id}/packages/${webPackage.id}/play`, 'page_package_play');
+  await waitForMessages(member.page, 1);
+  expect(await violationsOf(member.page)).toEqual([]);
+  await member.context.close();
+
+  const visitor = await e2e.open();
+  await collectViolations(visitor.context);
+  for (const [path, pageClass] of [['/login', 'page_sign_in'], ['/register', 'page_register']] as const) {
+    await visit(visitor.page, path, pageClass);
+    expect({ path, violations: await violationsOf(visitor.page) }).toEqual({ path, violations: [] });
+  }
+  // The store shows the same description: the same one report while it is sanitised.
+  await visit(visitor.page, `/store/${team.project.id}`, 'page_store_project');
+  await visitor.page.locator('main img[alt="shot"]').waitFor({ timeout: 10_000 });
+  expect((await violationsOf(visitor.page)).filter((item) => !item.startsWith('style-src-attr'))).toEqual([]);
+  await visitor.context.close();
+}, 60_000);
+
+test('no page of another origin can frame the app (issue 13)', async () => {
+  const { page, context } = await e2e.openSignedIn({ user: team.owner });
+  const site = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    fetch: () => new Response(`<!doctype html><iframe id="app" src="${e2e.server.url}/me" width="800" height="600"></iframe>`, { headers: { 'content-type': 'text/html' } }),
+  });
+  try {
+    const refused = page.waitForEvent('console', { predicate: (message) => /frame-ancestors|Refused to (display|frame)/.test(message.text()), timeout: 10_000 });
+    await page.goto(`http://localhost:${site.port}/`);
+    await refused;
+    const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
+    expect(frame).toBeDefined();
+    // The frame holds Chromium's error page, not the signed-in profile.
+    expect(await frame!.locator('main#content').count()).toBe(0);
+  } finally {
+    await site.stop(true);
+    await context.close();
+  }
+});

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import type { TestUser } from '../support/accounts.ts';
-import { createProject, makePublic, makeTeam, type TestProject } from '../support/projects.ts';
+import { registerUser } from '../support/accounts.ts';
+import { addMember, createProject, makePublic, makeTeam, type TestProject } from '../support/projects.ts';
 import { en, message, openDialog, section, startE2E, visit, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
 
@@ -229,6 +230,40 @@ test('a tester sees the settings link and the role, but no edit or new-branch bu
   expect(await page.getByRole('link', { name: en('project_overview_store_link'), exact: true }).count()).toBe(0);
   // The sidebar lists the caller's projects, this one marked current.
   expect(await page.locator('aside.sidebar a[aria-current="page"]').textContent()).toBe(project.title);
+  await context.close();
+}, 30_000);
+
+test('a member waiting for approval reads that in the sidebar, not an empty project list (issue 13)', async () => {
+  const { project, owner, outsider } = await makeTeam(e2e.server);
+  await makePublic(e2e.server, project, owner);
+  const waiting = await registerUser(e2e.server);
+  await addMember(e2e.server, project, waiting, 'tester', { pending: true });
+  const { page, context } = await e2e.openSignedIn({ user: waiting });
+  await showOverview(page, project);
+  const sidebar = page.locator('aside.sidebar nav', { hasText: en('projects_title') });
+  await sidebar.getByText(en('invite_page_awaiting', { project: project.title }), { exact: true }).waitFor({ timeout: 10_000 });
+  expect(await sidebar.textContent()).not.toContain(en('project_sidebar_empty'));
+  expect(await (await e2e.server.fetch(`/api/projects/${project.id}`, { token: waiting.token })).json()).toMatchObject({ userIsPending: true, userRole: null });
+  const violations = await seriousAccessibilityViolations(page);
+  expect(violations.length, formatViolations(violations, 'pending member sidebar')).toBe(0);
+  await context.close();
+
+  // Someone else with no projects of their own is told that, not 'Nothing here yet' beside this project.
+  const other = await e2e.openSignedIn({ user: outsider });
+  await showOverview(other.page, project);
+  const otherSidebar = other.page.locator('aside.sidebar nav', { hasText: en('projects_title') });
+  await otherSidebar.getByText(en('projects_list_empty'), { exact: true }).waitFor({ timeout: 10_000 });
+  expect(await otherSidebar.textContent()).not.toContain(en('invite_page_awaiting', { project: project.title }));
+  await other.context.close();
+}, 30_000);
+
+test('layout: the breadcrumb keeps its distance from the sidebar heading (issue 13)', async () => {
+  const { project, owner } = await makeTeam(e2e.server);
+  const { page, context } = await e2e.openSignedIn({ user: owner });
+  await showOverview(page, project);
+  const crumbs = (await page.locator('nav.breadcrumb').boundingBox())!;
+  const heading = (await page.locator('aside.sidebar .sidebar_heading').first().boundingBox())!;
+  expect(heading.y - (crumbs.y + crumbs.height)).toBeGreaterThanOrEqual(12);
   await context.close();
 }, 30_000);
 

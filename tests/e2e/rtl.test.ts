@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
+import { uploadPackage } from '../support/packages.ts';
+import { makeTeam } from '../support/projects.ts';
 import { languageSelect, message, rtlLanguage, startE2E, visit, type E2E } from './support/app.ts';
 
 /** Issue 4: a right-to-left language (Arabic, the 14th) mirrors the layout through CSS logical properties. */
@@ -93,5 +95,48 @@ test('an Arabic browser gets Arabic, right to left, from the first load', async 
   await visit(page, '/', 'page_home');
   expect((await layout(page)).html).toEqual({ lang: rtlLanguage, dir: 'rtl' });
   expect(await page.locator('main h1').textContent()).toBe(message(rtlLanguage, 'home_heading'));
+  await context.close();
+}, 30_000);
+
+/** Whether `before` is drawn to the left of `after` inside the element (both taken from its text). */
+async function drawnLeftToRight(element: Locator, before: string, after: string): Promise<boolean> {
+  return element.evaluate(
+    (root, [first, second]) => {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      const rectOf = (needle: string) => {
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const at = node.textContent!.indexOf(needle);
+          if (at < 0) continue;
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, at + needle.length);
+          walker.currentNode = root;
+          return range.getBoundingClientRect();
+        }
+        throw new Error(`'${needle}' not in '${root.textContent}'`);
+      };
+      return rectOf(first!).left < rectOf(second!).left;
+    },
+    [before, after],
+  );
+}
+
+test('right to left, sizes and Latin titles keep their own order: "197 KiB", "1.0.1 Linux" (issue 13)', async () => {
+  const team = await makeTeam(e2e.server);
+  const pkg = await uploadPackage(e2e.server, team.developer, team.project.id, { 'game.bin': 'x'.repeat(197 * 1024) }, { tags: ['os:linux'], entrypoint: ['game.bin'], title: '1.0.1 Linux' });
+  const { page, context } = await e2e.openSignedIn({ user: team.tester, storage: { lang: rtlLanguage } });
+  await visit(page, `/projects/${team.project.id}/packages/${pkg.id}`, 'page_package');
+  const size = page.locator('[data-testid="package-size"]');
+  await size.locator('bdi').waitFor({ timeout: 10_000 });
+  expect(await size.locator('bdi').getAttribute('dir')).toBe('ltr');
+  expect(await drawnLeftToRight(size, '197', 'KiB')).toBe(true);
+  for (const title of [page.locator('main h1'), page.locator('aside .sidebar_link'), page.locator('nav.breadcrumb li').last()]) {
+    await title.filter({ hasText: '1.0.1 Linux' }).waitFor({ timeout: 10_000 });
+    expect(await drawnLeftToRight(title, '1.0.1', 'Linux')).toBe(true);
+  }
+  // The contents tree's sizes too (one component for every size).
+  const entry = page.locator('[data-testid="archive-browser"] li[data-path="game.bin"]');
+  await entry.waitFor({ timeout: 10_000 });
+  expect(await drawnLeftToRight(entry.locator('.archive_size'), '197', 'KiB')).toBe(true);
   await context.close();
 }, 30_000);

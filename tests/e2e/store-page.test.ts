@@ -34,7 +34,7 @@ beforeAll(async () => {
   for (const branch of [stable, beta]) await call('PATCH', `${base}/branches/${branch.id}`, { isPublic: true });
   const v1 = await call<{ id: string }>('POST', `${base}/versions`, { title: '1.0.0', description: 'First release' });
   linuxPackage = await uploadPackage(e2e.server, owner, project.id, { 'miner.sh': '#!/bin/sh\n' }, { tags: ['os:linux'] });
-  const v2 = await call<{ id: string }>('POST', `${base}/versions`, { title: '1.1.0', description: 'Faster drills', packages: [linuxPackage.id] });
+  const v2 = await call<{ id: string }>('POST', `${base}/versions`, { title: '1.1.0', description: 'Faster **drills**\n\n# Notes\n\n<img src="x" alt="" onerror="alert(1)">Start at `index.html`.', packages: [linuxPackage.id] });
   const v3 = await call<{ id: string }>('POST', `${base}/versions`, { title: '2.0.0-internal', description: 'Not for players' });
   await call('POST', `${base}/branches/${stable.id}/versions/${v2.id}`);
   await call('POST', `${base}/branches/${beta.id}/versions/${v1.id}`);
@@ -95,6 +95,21 @@ test('signed out: owner with public credentials, description, only public branch
 
   // Visitors get no member link and a star button that asks them to sign in.
   expect(await page.getByRole('link', { name: en('store_open_project'), exact: true }).count()).toBe(0);
+  await context.close();
+}, 30_000);
+
+test('version descriptions are rendered markdown, sanitised, as on the version page (issue 13)', async () => {
+  const { page, context } = await e2e.open();
+  await visit(page, storePath(project.id), 'page_store_project');
+  const stable = page.locator('.store_branch').filter({ hasText: 'stable' });
+  const description = stable.locator('.store_version_description');
+  await description.waitFor({ timeout: 10_000 });
+  expect(await description.locator('strong').textContent()).toBe('drills');
+  expect(await description.locator('code').textContent()).toBe('index.html');
+  // The author's heading sits below the branch's h3.
+  expect(await description.locator('h4').textContent()).toBe('Notes');
+  expect(await description.textContent()).not.toContain('**');
+  expect(await description.locator('img').getAttribute('onerror')).toBeNull();
   await context.close();
 }, 30_000);
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
+import { uploadPackage } from '../support/packages.ts';
+import { makeTeam } from '../support/projects.ts';
 import { startE2E, themeSelect, visit, type E2E } from './support/app.ts';
 
 /** Spec §4 theme: light, dark, system (follows prefers-color-scheme live), stored under `theme`, no flash. */
@@ -81,6 +83,44 @@ test('an unknown stored theme falls back to the default (system)', async () => {
   expect((await themeState(page)).theme).toBe('dark');
   await context.close();
 }, 30_000);
+
+/** What a button looks like, and the contrast of its label (WCAG relative luminance). */
+const buttonLook = (button: Element) => {
+  const style = getComputedStyle(button);
+  const rgb = (color: string) => (color.match(/[\d.]+/g) ?? []).slice(0, 3).map(Number);
+  const luminance = (color: string) => {
+    const [r, g, b] = rgb(color).map((value) => {
+      const c = value / 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [light, dark] = [luminance(style.color), luminance(style.backgroundColor)].sort((a, b) => b - a);
+  return { cursor: style.cursor, color: style.color, background: style.backgroundColor, border: style.borderStyle, contrast: (light! + 0.05) / (dark! + 0.05) };
+};
+
+for (const theme of ['light', 'dark'] as const) {
+  test(`${theme} theme: disabled buttons look disabled, with a readable label (issue 13)`, async () => {
+    const team = await makeTeam(e2e.server);
+    const pkg = await uploadPackage(e2e.server, team.developer, team.project.id, { 'run.sh': '#!/bin/sh\n' }, { tags: ['os:linux'], entrypoint: ['run.sh'], title: 'Linux build' });
+    const { page, context } = await e2e.openSignedIn({ user: team.tester, colorScheme: theme, storage: { theme } });
+    await visit(page, `/projects/${team.project.id}/packages/${pkg.id}`, 'page_package');
+    const enabled = page.locator('.package_downloads button').last();
+    await enabled.waitFor({ timeout: 10_000 });
+    const normal = await enabled.evaluate(buttonLook);
+    expect(normal.cursor).toBe('pointer');
+    for (const action of ['play', 'install', 'launch', 'update', 'cloud_play']) {
+      const button = page.locator(`.package_launcher[data-action="${action}"] button`);
+      expect(await button.isDisabled()).toBe(true);
+      const look = await button.evaluate(buttonLook);
+      expect({ action, cursor: look.cursor, border: look.border }).toEqual({ action, cursor: 'not-allowed', border: 'dashed' });
+      expect(look.background).not.toBe(normal.background);
+      expect(look.color).not.toBe(normal.color);
+      expect(look.contrast).toBeGreaterThanOrEqual(4.5);
+    }
+    await context.close();
+  }, 30_000);
+}
 
 /**
  * Records the theme attribute and the page background at three early moments: when <body> is

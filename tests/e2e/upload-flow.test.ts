@@ -123,6 +123,9 @@ test('new package: picked, uploaded in the worker, published; the ZIP holds the 
   let item = await addNewPackage(page, dialog, writeFiles('v1', files));
   // Statuses show while it runs; the work happens in the upload worker (its own script).
   await item.locator('.upload_status_text').waitFor();
+  // Named as every page will name the package (src/shared/packages/package-name.ts), not by raw tags.
+  const uploadingName = await item.locator('.upload_title').textContent();
+  expect(uploadingName).not.toContain(':');
   await dialog.locator('.upload_packages[data-upload-worker="on"]').waitFor({ timeout: 20_000 });
   await waitUploaded(item);
   expect(await item.locator('.upload_status_text').textContent()).toBe(en('upload_status_done'));
@@ -133,6 +136,7 @@ test('new package: picked, uploaded in the worker, published; the ZIP holds the 
   const first = packages[0]!;
   expect(first.status).toBe('ready');
   expect(first.entrypoint).toEqual(['index.html']);
+  expect(first.title).toBe(uploadingName!);
   const zip = await zipContents(team, first.id);
   // Folders of the picked files are flattened by the input (webkitRelativePath is empty): file names only.
   expect(Object.keys(zip).sort()).toEqual(['game.js', 'index.html', 'level.bin']);

@@ -61,11 +61,10 @@ export async function waitForJob(server: TestServer, jobId: string, timeoutMs = 
 }
 
 /**
- * A ready package through the real API: pack (a patch when basePackage is given), create, upload the
- * parts, finalize, and resolve a patch (waiting for its job). Returns the package JSON.
+ * Any archive bytes through the real API: create the record, upload the parts, finalize. The finalize
+ * reply is returned as it came (archives the server must refuse are tested with it).
  */
-export async function uploadPackage(server: TestServer, user: TestUser, projectId: string, files: PackageFiles, options: UploadOptions = {}): Promise<Package> {
-  const archive = await packFiles(server, files, options);
+export async function sendArchive(server: TestServer, user: TestUser, projectId: string, archive: Uint8Array, options: UploadOptions = {}): Promise<{ id: string; finalize: Response }> {
   const created = await createPackageRecord(server, user, projectId, {
     size: archive.length,
     title: options.title,
@@ -88,13 +87,23 @@ export async function uploadPackage(server: TestServer, user: TestUser, projectI
     token: user.token,
     json: { token: created.uploadInfo.token, parts: descriptors },
   });
+  return { id: created.id, finalize };
+}
+
+/**
+ * A ready package through the real API: pack (a patch when basePackage is given), create, upload the
+ * parts, finalize, and resolve a patch (waiting for its job). Returns the package JSON.
+ */
+export async function uploadPackage(server: TestServer, user: TestUser, projectId: string, files: PackageFiles, options: UploadOptions = {}): Promise<Package> {
+  const archive = await packFiles(server, files, options);
+  const { id, finalize } = await sendArchive(server, user, projectId, archive, options);
   if (finalize.status !== 200) throw new Error(`finalize: ${finalize.status} ${await finalize.text()}`);
   if (!options.basePackage) return (await finalize.json()) as Package;
-  const resolve = await server.fetch(`/api/projects/${projectId}/packages/${created.id}/resolve`, { method: 'POST', token: user.token });
+  const resolve = await server.fetch(`/api/projects/${projectId}/packages/${id}/resolve`, { method: 'POST', token: user.token });
   if (resolve.status !== 200) throw new Error(`resolve: ${resolve.status} ${await resolve.text()}`);
   const { job } = (await resolve.json()) as { job: string };
   const done = await waitForJob(server, job);
   if (done.status !== 'succeeded') throw new Error(`resolve job: ${done.error}`);
-  const response = await server.fetch(`/api/projects/${projectId}/packages/${created.id}`, { token: user.token });
+  const response = await server.fetch(`/api/projects/${projectId}/packages/${id}`, { token: user.token });
   return (await response.json()) as Package;
 }

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { addDirectory, addFile, addSymlink, createTree, findEntry, isArchiveError, setEntrypoint } from '../../src/shared/archive/index.ts';
 import { bytesSource } from '../../src/shared/archive/sources.ts';
 import type { ArchiveTree } from '../../src/shared/archive/types.ts';
-import { applyFix, checkPackage, entrypointCandidates, type PackageWarning } from '../../src/shared/packages/checks.ts';
+import { applyFix, checkPackage, entrypointCandidates, preferredEntrypoint, type PackageWarning } from '../../src/shared/packages/checks.ts';
 import { fileExtension } from '../../src/shared/packages/extensions.ts';
 import { describeFix, describeWarning } from '../../src/shared/packages/warning-text.ts';
 
@@ -40,13 +40,13 @@ describe('no files', () => {
 });
 
 describe('entrypoint not set', () => {
-  test('warns with a set_entrypoint fix listing likely files, shallowest first', () => {
+  test('warns with a set_entrypoint fix listing likely files, shallowest first, a web build\'s index.html first at a depth', () => {
     const tree = makeTree(['Game.exe', 'data/tool.exe', 'readme.txt', 'lib/run*', 'a/b/deep.sh', 'pack.zip', 'notes.json*', 'index.html']);
     const warnings = checkPackage({ tree, tags: [] });
     expect(warnings).toEqual([
       {
         code: 'entrypoint_not_set',
-        fix: { kind: 'set_entrypoint', candidates: [['Game.exe'], ['index.html'], ['data', 'tool.exe'], ['lib', 'run'], ['a', 'b', 'deep.sh']] },
+        fix: { kind: 'set_entrypoint', candidates: [['index.html'], ['Game.exe'], ['data', 'tool.exe'], ['lib', 'run'], ['a', 'b', 'deep.sh']] },
       },
     ]);
   });
@@ -58,7 +58,7 @@ describe('entrypoint not set', () => {
   test('candidates are capped', () => {
     const tree = makeTree(Array.from({ length: 15 }, (_, i) => `g${String(i).padStart(2, '0')}.exe`));
     expect(entrypointCandidates(tree.root)).toHaveLength(10);
-    expect(entrypointCandidates(tree.root, 3)).toEqual([['g00.exe'], ['g01.exe'], ['g02.exe']]);
+    expect(entrypointCandidates(tree.root, { limit: 3 })).toEqual([['g00.exe'], ['g01.exe'], ['g02.exe']]);
   });
 
   test('the set_entrypoint fix sets the path the user picked', () => {
@@ -70,6 +70,52 @@ describe('entrypoint not set', () => {
     expect(result.tree.entrypoint).toEqual(['other.exe']);
     expect(result.tags).toEqual(['os:windows']);
     expect(checkPackage({ tree, tags: ['os:windows'] })).toEqual([]);
+  });
+});
+
+describe('the start file offered first (issue 13: a web build came out tagged runtime:nodejs)', () => {
+  test('a web build\'s index.html comes before its scripts, whatever their names or executable bits', () => {
+    expect(preferredEntrypoint(makeTree(['game.js', 'index.html']).root)).toEqual(['index.html']);
+    expect(preferredEntrypoint(makeTree(['app.mjs*', 'game.wasm*', 'Index.HTM']).root)).toEqual(['Index.HTM']);
+    expect(entrypointCandidates(makeTree(['a.js', 'b.html', 'index.html']).root)).toEqual([['index.html'], ['b.html'], ['a.js']]);
+  });
+
+  test('otherwise a program, then a launcher script, then a page, then a script', () => {
+    expect(entrypointCandidates(makeTree(['z.js', 'y.html', 'start.sh', 'Game*']).root)).toEqual([['Game'], ['start.sh'], ['y.html'], ['z.js']]);
+    expect(preferredEntrypoint(makeTree(['server.js']).root)).toEqual(['server.js']);
+    expect(preferredEntrypoint(makeTree(['readme.txt']).root)).toBeUndefined();
+  });
+
+  test('files that suit the selected tags come first', () => {
+    const tree = makeTree(['index.html', 'Game.exe', 'run.sh', 'docs/manual.html']);
+    expect(preferredEntrypoint(tree.root, ['os:windows'])).toEqual(['Game.exe']);
+    expect(preferredEntrypoint(tree.root, ['os:linux'])).toEqual(['run.sh']);
+    expect(preferredEntrypoint(makeTree(['Game.exe', 'web/index.html']).root, ['os:web'])).toEqual(['web', 'index.html']);
+  });
+
+  test('the one-click chain on a folder with index.html and game.js ends tagged os:web only', () => {
+    const tree = makeTree(['build/game.js', 'build/index.html']);
+    let tags: string[] = [];
+    for (let step = 0; step < 5; step++) {
+      const warning = checkPackage({ tree, tags }).find((item) => item.fix);
+      if (!warning) break;
+      const fix = warning.fix!.kind === 'set_entrypoint' ? { ...warning.fix!, path: warning.fix!.candidates[0] } : warning.fix!;
+      tags = applyFix(tree, tags, fix).tags;
+    }
+    expect(tree.entrypoint).toEqual(['index.html']);
+    expect(tags).toEqual(['os:web']);
+    expect(checkPackage({ tree, tags })).toEqual([]);
+  });
+
+  test('a web build\'s script as start file: no runtime:nodejs, the pages are offered instead', () => {
+    const beside = makeTree(['game.js', 'index.html', 'about.html'], 'game.js');
+    expect(checkPackage({ tree: beside, tags: [] })).toEqual([
+      { code: 'web_needs_page', path: ['game.js'], extension: 'js', fix: { kind: 'set_entrypoint', candidates: [['index.html'], ['about.html']] } },
+    ]);
+    expect(codes(checkPackage({ tree: makeTree(['main.js', 'page.html'], 'main.js'), tags: ['os:web', 'runtime:nodejs'] }))).toEqual(['web_needs_page']);
+    expect(codes(checkPackage({ tree: makeTree(['game.exe', 'index.html'], 'game.exe'), tags: ['os:web', 'os:windows'] }))).toEqual(['web_needs_page']);
+    // A Node.js game alone still gets its tag suggested.
+    expect(codes(checkPackage({ tree: makeTree(['server.js', 'public/index.html'], 'server.js'), tags: [] }))).toEqual(['extension_suggests_tag']);
   });
 });
 
@@ -290,8 +336,9 @@ describe('texts for the CLI', () => {
       ...checkPackage({ tree: makeTree(['b.zip'], 'b.zip'), tags: [] }),
       ...checkPackage({ tree: makeTree(['c.html'], 'c.html'), tags: [] }),
       ...checkPackage({ tree: makeTree(['c.html']), tags: [], entrypoint: ['gone'] }),
+      ...checkPackage({ tree: makeTree(['c.js', 'index.html'], 'c.js'), tags: [] }),
     ];
-    expect(new Set(codes(all)).size).toBe(9);
+    expect(new Set(codes(all)).size).toBe(10);
     for (const warning of all) {
       expect(describeWarning(warning).length).toBeGreaterThan(10);
       if (warning.fix) expect(describeFix(warning.fix).length).toBeGreaterThan(5);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { rename, rm } from 'node:fs/promises';
-import { packageFileName, sanitizeFileName } from '../../shared/packages/file-name.ts';
+import { packageDownloadName } from '../../shared/packages/package-name.ts';
 import { sameTags } from '../../shared/packages/same-tags.ts';
 import { describeTagProblem, validateTags } from '../../shared/packages/tags.ts';
 import type { Package } from '../../shared/schemas/packages.ts';
@@ -18,7 +18,7 @@ export const downloadUsage = `cartridge download PROJECT/BRANCH [options]
   Downloads a package of the branch's current version.
   --tags LIST            the package with exactly these tags (needed when the version has several)
   --format zip|archive   a ZIP (default) or the Cartridge archive (.crt)
-  -o, --output FILE      where to write (default: '{project} {package}.zip' in the current folder)
+  -o, --output FILE      where to write (default: '{project} {package}.zip' or '.crt' in the current folder)
   --json                 print the result as JSON on stdout`;
 
 function choosePackage(packages: Package[], tagsText: string | undefined): Package {
@@ -56,8 +56,8 @@ export async function runDownload(args: string[], io: CliIo): Promise<number> {
   const branch = await findBranch(api, project, target.branch!);
   if (!branch.currentVersion) throw new CliError(exitCodes.notFound, `nothing is published on ${project.title}/${branch.title} yet`);
   const chosen = choosePackage(await currentPackages(api, project.id, branch.currentVersion.version), values.tags);
-  const zipName = packageFileName(project.title, chosen.title);
-  const defaultName = format === 'zip' ? zipName : sanitizeFileName(`${zipName.replace(/\.zip$/, '')}.crt`);
+  // The names the server gives these downloads (one rule: src/shared/packages/package-name.ts).
+  const defaultName = packageDownloadName(project.title, chosen, format === 'zip' ? 'zip' : 'archive');
   const output = resolve(io.env.PWD ?? process.cwd(), values.output ?? defaultName);
 
   const url = await downloadUrl(api, project.id, chosen.id, format === 'zip' ? 'zip' : undefined);

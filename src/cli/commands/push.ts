@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { setEntrypoint, splitPath, type CompressionAlgorithm } from '../../shared/archive/index.ts';
 import { checkPackage } from '../../shared/packages/checks.ts';
+import { packageTitle } from '../../shared/packages/package-name.ts';
 import { sameTags } from '../../shared/packages/same-tags.ts';
 import { describeTagProblem, validateTags } from '../../shared/packages/tags.ts';
 import { describeFix, describeWarning } from '../../shared/packages/warning-text.ts';
@@ -23,8 +24,10 @@ export const pushUsage = `cartridge push DIR PROJECT/BRANCH [options]
   tags) and publishes it to the branch. An interrupted push continues where it stopped when run again.
   --version TITLE        version title (default: the current one incremented, or 1.0.0)
   --description TEXT     version description
-  --title TEXT           package title (default: derived from the version and tags)
-  --tags LIST            comma-separated tags, e.g. os:linux,arch:x86,bits:64
+  --title TEXT           package title (default: from the tags, e.g. 'Linux x86 64-bit')
+  --tags LIST            comma-separated tags, e.g. os:linux,arch:x86,bits:64; required (exit 4
+                         without): the store, play and cloud play pick packages by their tags
+  --allow-untagged       push an untagged package anyway
   --entrypoint PATH      the file that starts the game, relative to DIR
   --compression zstd|none  chunk compression (default: the base package's, else none)
   --strict               fail (exit 4) when the package checks warn
@@ -53,6 +56,7 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
     entrypoint: { type: 'string' },
     compression: { type: 'string' },
     strict: { type: 'boolean' },
+    'allow-untagged': { type: 'boolean' },
     json: { type: 'boolean' },
   });
   if (values.help) {
@@ -74,6 +78,11 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   const warnings = checkPackage({ tree: folder.tree, tags, entrypoint });
   for (const warning of warnings) log(`warning: ${describeWarning(warning)}${warning.fix ? ` (fix: ${describeFix(warning.fix)})` : ''}`);
   if (values.strict && warnings.length > 0) throw new CliError(exitCodes.checksFailed, `${warnings.length} package check(s) failed (--strict)`);
+  // An untagged package is found by nothing that picks packages by tags (the store, play, cloud play,
+  // the next push's patch base) and would sit beside the tagged ones of the branch.
+  if (tags.length === 0 && !values['allow-untagged']) {
+    throw new CliError(exitCodes.checksFailed, 'no --tags given: tag the package (e.g. --tags os:linux,arch:x86,bits:64) or pass --allow-untagged');
+  }
 
   const credentials = await requireCredentials(io);
   const retryDelayMs = retryDelayOf(io.env);
@@ -121,10 +130,12 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   await api.request('POST', `/projects/${segment(project.id)}/branches/${segment(branch.id)}/versions/${segment(version.id)}`);
   await clearPushCache(cache);
 
+  const name = packageTitle({ title: values.title, tags });
   const result = {
     project: project.id,
     branch: branch.id,
     package: outcome.packageId,
+    packageTitle: name,
     version: version.id,
     versionTitle: version.title,
     basePackage: pushState.basePackage,
@@ -137,6 +148,6 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
     warnings: warnings.map((warning) => warning.code),
   };
   if (values.json) io.stdout(`${JSON.stringify(result)}\n`);
-  else io.stdout(`published version ${version.title} (${version.id}) to ${project.title}/${branch.title}: package ${outcome.packageId}, sent ${formatSize(outcome.sentBytes)}\n`);
+  else io.stdout(`published version ${version.title} (${version.id}) to ${project.title}/${branch.title}: package ${name} (${outcome.packageId}), sent ${formatSize(outcome.sentBytes)}\n`);
   return exitCodes.ok;
 }

@@ -8,8 +8,7 @@ import { compareNames } from '../../shared/archive/bytes.ts';
 import { MODE_EXECUTABLE } from '../../shared/archive/constants.ts';
 import { decodeIndex } from '../../shared/archive/index-decode.ts';
 import type { ArchiveDirectory, ArchiveEntry, ArchiveIndex } from '../../shared/archive/types.ts';
-import { formatSize } from '../../shared/format/size.ts';
-import { useLanguage } from '../lib/i18n/index.ts';
+import { Size } from './size.tsx';
 import { ClientError } from '../lib/errors.ts';
 import { EmptyState, ErrorState, LoadingState } from './states.tsx';
 
@@ -80,10 +79,9 @@ function EntryList({ directory, path, entrypoint, labelledBy }: { directory: Arc
 }
 
 function Entry({ entry, path, entrypoint }: { entry: ArchiveEntry; path: string[]; entrypoint: readonly string[] | null }) {
-  const { language } = useLanguage();
   const [open, setOpen] = useState(false);
   const childrenId = useId();
-  const size = <span className="archive_size">{formatSize(entry.size, language)}</span>;
+  const size = <Size bytes={entry.size} className="archive_size" />;
   if (entry.kind === 'directory') {
     return (
       <li className="archive_entry archive_directory" data-path={path.join('/')}>

@@ -63,8 +63,9 @@ export function renderUserMarkdown(markdown: string, options: RenderOptions = {}
     }
   });
   // The leading newline is for happy-dom (component tests), whose parser drops the first element of
-  // markup that starts with a tag; browsers ignore it.
-  return purifier.sanitize(`\n${raw}`, { USE_PROFILES: { html: true } }).trim();
+  // markup that starts with a tag; browsers ignore it. Style attributes go: the app's CSP would refuse
+  // them anyway, and users' markup has no business restyling the page.
+  return purifier.sanitize(`\n${raw}`, { USE_PROFILES: { html: true }, FORBID_ATTR: ['style'] }).trim();
 }
 
 export type MarkdownViewProps = RenderOptions & {
@@ -74,8 +75,8 @@ export type MarkdownViewProps = RenderOptions & {
   className?: string;
 };
 
-/** Shows user-written markdown, sanitised (see renderUserMarkdown). */
+/** Shows user-written markdown, sanitised (see renderUserMarkdown), in the direction of its own text. */
 export function MarkdownView({ markdown, images, headingOffset, lang, className }: MarkdownViewProps) {
   const html = useMemo(() => renderUserMarkdown(markdown, { images, headingOffset }), [markdown, images, headingOffset]);
-  return <div className={`markdown markdown_view ${className ?? ''}`.trim()} lang={lang ?? undefined} dangerouslySetInnerHTML={{ __html: html }} />;
+  return <div className={`markdown markdown_view ${className ?? ''}`.trim()} lang={lang ?? undefined} dir="auto" dangerouslySetInnerHTML={{ __html: html }} />;
 }

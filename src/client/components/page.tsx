@@ -45,7 +45,14 @@ export function Breadcrumb({ items }: { items: Crumb[] }) {
           const isLast = index === items.length - 1;
           return (
             <li key={`${index}-${item.label}`}>
-              {item.href && !isLast ? <Link href={item.href}>{item.label}</Link> : <span aria-current={isLast ? 'page' : undefined}>{item.label}</span>}
+              {/* Labels are titles people typed ('1.0.1 Linux'): isolated, they keep their own order in either direction. */}
+              {item.href && !isLast ? (
+                <Link href={item.href}>
+                  <bdi>{item.label}</bdi>
+                </Link>
+              ) : (
+                <bdi aria-current={isLast ? 'page' : undefined}>{item.label}</bdi>
+              )}
             </li>
           );
         })}

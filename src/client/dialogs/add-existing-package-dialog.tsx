@@ -7,7 +7,7 @@ import { add_existing_title } from '../paraglide/messages/add_existing_title.js'
 import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
 import { ErrorState, LoadingState } from '../components/states.tsx';
 import { trpc } from '../lib/trpc.ts';
-import { formatSize } from '../../shared/format/size.ts';
+import { Size } from '../components/size.tsx';
 import type { Package } from '../../shared/schemas/packages.ts';
 import { Modal } from './modal.tsx';
 
@@ -54,9 +54,9 @@ export function AddExistingPackageDialog(props: { projectId: string; exclude: re
                   setSelected((current) => (current.includes(item.id) ? current.filter((id) => id !== item.id) : [...current, item.id]));
                 }}
               >
-                <span className="add_existing_name">{item.title}</span>
+                <bdi className="add_existing_name">{item.title}</bdi>
                 <span className="add_existing_tags">{item.tags.join(' ')}</span>
-                {item.size !== null ? <span className="add_existing_size">{formatSize(item.size)}</span> : null}
+                {item.size !== null ? <Size bytes={item.size} className="add_existing_size" /> : null}
               </li>
             ))}
           </ul>

@@ -58,10 +58,11 @@ export function CopyTextDialog({ title, message, text, label, onClose }: { title
         <button type="button" className="button" onClick={copy}>
           {copyState === 'copied' ? m.dialog_copied() : m.dialog_copy()}
         </button>
+        {/* Takes no room until there is something to say (an empty reserved line left a gap above OK). */}
+        <span className="copy_field_status" role="status">
+          {copyState === 'failed' ? m.dialog_copy_failed() : copyState === 'copied' ? m.dialog_copied() : ''}
+        </span>
       </div>
-      <p className="dialog_status" role="status">
-        {copyState === 'failed' ? m.dialog_copy_failed() : copyState === 'copied' ? m.dialog_copied() : ''}
-      </p>
       <div className="dialog_actions">
         <button type="button" className="button button_primary" data-autofocus onClick={onClose}>
           {m.dialog_ok()}

@@ -39,7 +39,7 @@ import { ApiError } from './api.ts';
 const m = { error_already_finalized, error_already_member, error_bad_param, error_http_400, error_http_401, error_http_403, error_http_404, error_http_500, error_http_502, error_http_503, error_http_other, error_insufficient_privileges, error_limit_exceeded, error_name_conflict, error_network, error_not_empty, error_not_finalized, error_not_found, error_not_patch, error_not_supported, error_request_aborted, error_timeout, error_trying_few_times_failed, error_unauthorized, error_unexpected_error, error_unexpected_patch, error_unknown_intent, error_unsupported_hash_algorithm, error_unsupported_provider, error_wrong_auth, error_wrong_credentials, error_wrong_finish_auth_params, error_wrong_provider };
 
 /** What an error dialog or error state needs: the code (catalogued or raw) and any HTTP detail. */
-export type DisplayError = { code: string; status?: number; statusText?: string };
+export type DisplayError = { code: string; status?: number; statusText?: string; details?: unknown };
 
 /** Client-side codes of spec §8 plus transport failures. */
 export class ClientError extends Error {
@@ -52,11 +52,11 @@ export class ClientError extends Error {
 }
 
 export function toDisplayError(error: unknown): DisplayError {
-  if (error instanceof ApiError) return { code: error.code, status: error.status, statusText: error.statusText };
+  if (error instanceof ApiError) return { code: error.code, status: error.status, statusText: error.statusText, details: (error.body as { details?: unknown } | undefined)?.details };
   if (error instanceof ClientError) return { code: error.code };
   if (error instanceof TRPCClientError) {
-    const data = (error as TRPCClientError<never>).data as { code?: unknown; httpStatus?: unknown } | undefined;
-    if (data && typeof data.code === 'string') return { code: data.code, status: typeof data.httpStatus === 'number' ? data.httpStatus : undefined };
+    const data = (error as TRPCClientError<never>).data as { code?: unknown; httpStatus?: unknown; details?: unknown } | undefined;
+    if (data && typeof data.code === 'string') return { code: data.code, status: typeof data.httpStatus === 'number' ? data.httpStatus : undefined, details: data.details };
     const cause = (error as { cause?: unknown }).cause;
     if (isAbort(cause) || isAbort(error)) return { code: 'request_aborted' };
     return { code: 'network' };

@@ -10,7 +10,7 @@ import { upload_status_retrying } from '../paraglide/messages/upload_status_retr
 import { upload_status_splitting } from '../paraglide/messages/upload_status_splitting.js';
 import { upload_status_uploading } from '../paraglide/messages/upload_status_uploading.js';
 import { errorText } from '../lib/errors.ts';
-import { formatSize } from '../../shared/format/size.ts';
+import { Size } from '../components/size.tsx';
 import { isRetrying, type PackageUploadState, type PackageUploadStatus } from './statuses.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -57,9 +57,7 @@ export function UploadStatusLine({ state }: { state: PackageUploadState }) {
       ) : null}
       {showProgress ? <span className="upload_percent">{(state.progress * 100).toFixed(1)}%</span> : null}
       {state.size !== null && state.status !== 'existing' ? (
-        <span className="upload_size" data-bytes={state.size}>
-          {formatSize(state.size)}
-        </span>
+        <Size bytes={state.size} className="upload_size" />
       ) : null}
     </span>
   );

@@ -8,6 +8,7 @@ import { AddExistingPackageDialog } from '../dialogs/add-existing-package-dialog
 import { useDialogs } from '../dialogs/dialog-provider.tsx';
 import type { BaseCandidate } from '../dialogs/new-package/base-choice.ts';
 import { openNewPackageDialog } from '../dialogs/new-package/new-package-dialog.tsx';
+import { packageTitle } from '../../shared/packages/package-name.ts';
 import type { Package } from '../../shared/schemas/packages.ts';
 import { isFinished, type PackageUploadState } from './statuses.ts';
 import { getUploadClient } from './upload-client.ts';
@@ -23,8 +24,8 @@ export type VersionPackagesOptions = {
   projectId: string;
   maxSize: number | null;
   /**
-   * The ready packages of the branch's current version: a new package updates the one with its tags.
-   * The first one's tags are the new package's initial tags, so the default is an update.
+   * The ready packages of the branch's current version: a new package updates the one with its tags
+   * (the dialog offers their tags; it ticks none by itself).
    */
   currentPackages?: readonly BaseCandidate[];
 };
@@ -68,11 +69,11 @@ export function VersionPackages(props: VersionPackagesOptions & { onChange: (pac
       projectId: props.projectId,
       maxSize: props.maxSize,
       basePackages: props.currentPackages,
-      initialTags: props.currentPackages?.[0]?.tags,
     });
     if (!draft) return;
     const key = `new-${++keys}`;
-    const title = draft.title ?? draft.tags.join(' ');
+    // The name the package will have once uploaded (the same rule as every page), never raw tags.
+    const title = packageTitle(draft);
     setItems((current) => [...current, { key, title, state: { ...existingState(''), status: 'queued', progress: 0, packageId: null } }]);
     uploads.current.set(key, null);
     const uploadId = await getUploadClient().start(props.projectId, draft, (state) => patch(key, { state }));
@@ -104,7 +105,7 @@ export function VersionPackages(props: VersionPackagesOptions & { onChange: (pac
         <ul className="item_list upload_list" aria-label={m.upload_list_label()}>
           {items.map((item) => (
             <li key={item.key} className="item upload_item" data-status={item.state.status}>
-              <span className="upload_title">{item.title}</span>
+              <bdi className="upload_title">{item.title}</bdi>
               <UploadStatusLine state={item.state} />
               <button type="button" className="button button_quiet" onClick={() => remove(item)}>
                 {m.upload_remove()}

@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { TRPC_ERROR_CODES_BY_KEY, type TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { ServerErrorCode } from '../../shared/errors.ts';
 import { AppError } from '../errors.ts';
 
@@ -10,6 +10,7 @@ const trpcCodeOfStatus: Record<number, TRPC_ERROR_CODE_KEY> = {
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL_SERVER_ERROR',
   501: 'NOT_IMPLEMENTED',
@@ -35,4 +36,15 @@ export function appErrorOfTrpc(error: TRPCError): { code: ServerErrorCode; messa
   if (error.code === 'BAD_REQUEST' || error.code === 'PARSE_ERROR') return { code: 'bad_param', message: 'Invalid `body`' };
   if (error.code === 'NOT_FOUND') return { code: 'not_found', message: 'not found' };
   return { code: 'unexpected_error', message: 'Unexpected error' };
+}
+
+/**
+ * A tRPC error reply made outside tRPC (the body guard refuses a call before tRPC reads it), in the
+ * shape the error formatter gives every other failure, so tRPC clients read its code and status.
+ */
+export function trpcErrorResponse(error: AppError, procedurePath: string): Response {
+  const key = trpcCodeOfStatus[error.status] ?? 'BAD_REQUEST';
+  const data: Record<string, unknown> = { code: error.code, httpStatus: error.status, path: procedurePath };
+  if (error.details !== undefined) data.details = error.details;
+  return Response.json({ error: { message: error.message, code: TRPC_ERROR_CODES_BY_KEY[key], data } }, { status: error.status });
 }

@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import { resolveActor } from '../domains/auth/principal.ts';
 import type { RequestOrigin } from '../domains/auth/auth.service.ts';
+import { crossSiteRefused } from '../http/same-origin.ts';
 import { appErrorOfTrpc, trpcErrorOf } from './error-mapping.ts';
 
 export type TrpcContext = {
@@ -14,6 +15,8 @@ export type TrpcContext = {
   origin: RequestOrigin;
   /** Where clients reach this app: PUBLIC_URL, else the request's own origin (absolute URLs in replies). */
   appUrl: string;
+  /** Made by another site's page (http/same-origin.ts): refused where the session cookie is set or cleared. */
+  crossSite: boolean;
   resHeaders: Headers;
 };
 
@@ -46,3 +49,12 @@ export const procedure = t.procedure.use(mapErrors).use(async ({ ctx, next }) =>
 
 /** Procedures that must not fail on a stale token (auth.session): no actor resolution. */
 export const sessionlessProcedure = t.procedure.use(mapErrors);
+
+const sameOrigin = t.middleware(({ ctx, next }) => {
+  if (ctx.crossSite) throw crossSiteRefused();
+  return next();
+});
+
+/** Procedures that set or clear the session cookie: never for another site's page. */
+export const cookieSettingProcedure = sessionlessProcedure.use(sameOrigin);
+export const cookieClearingProcedure = procedure.use(sameOrigin);

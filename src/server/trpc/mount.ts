@@ -2,18 +2,28 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Elysia } from 'elysia';
 import type { Deps } from '../deps.ts';
 import { bearerTokenOf } from '../domains/auth/tokens.ts';
+import type { CheckedBodyText } from '../http/body-guard.ts';
 import { requestOriginOf } from '../http/request-origin.ts';
+import { isCrossSiteRequest } from '../http/same-origin.ts';
 import { sessionTokenFromCookie } from '../http/session-cookie.ts';
 import { appRouter } from './router.ts';
 
-/** tRPC v11 through its fetch adapter on a plain Elysia route (@elysiajs/trpc only speaks v10). */
+/**
+ * tRPC v11 through its fetch adapter on a plain Elysia route (@elysiajs/trpc only speaks v10). The
+ * body guard has already read and checked the body (JSON only, bounded, shallow): tRPC gets that text.
+ */
 export function trpcRoutes(deps: Deps) {
   return new Elysia({ name: 'trpc' }).all(
     '/trpc/*',
-    ({ request, server }) =>
-      fetchRequestHandler({
+    ({ request, server, body }) => {
+      const checked = body as CheckedBodyText | null | undefined;
+      const forwarded =
+        request.method === 'GET' || request.method === 'HEAD'
+          ? request
+          : new Request(request.url, { method: request.method, headers: request.headers, body: checked?.checkedText ?? '', signal: request.signal });
+      return fetchRequestHandler({
         endpoint: '/trpc',
-        req: request,
+        req: forwarded,
         router: appRouter,
         createContext: ({ resHeaders }) => ({
           deps,
@@ -21,9 +31,11 @@ export function trpcRoutes(deps: Deps) {
           cookieToken: sessionTokenFromCookie(request.headers.get('cookie')),
           origin: requestOriginOf(deps.config, request, server),
           appUrl: deps.config.publicUrl ?? new URL(request.url).origin,
+          crossSite: isCrossSiteRequest(deps.config, request),
           resHeaders,
         }),
-      }),
-    { parse: 'none', detail: { hide: true } },
+      });
+    },
+    { detail: { hide: true } },
   );
 }

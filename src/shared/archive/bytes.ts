@@ -6,6 +6,21 @@ export function encodeUtf8(text: string): Uint8Array {
   return utf8Encoder.encode(text);
 }
 
+/** Bytes of the text's UTF-8 form, without encoding it (a lone surrogate counts as U+FFFD: 3 bytes). */
+export function utf8Length(text: string): number {
+  let length = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i);
+    if (unit < 0x80) continue;
+    if (unit < 0x800) length += 1;
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      length += 2; // a pair: 2 units, 4 bytes
+      i++;
+    } else length += 2;
+  }
+  return length;
+}
+
 /** Throws TypeError on invalid UTF-8; callers turn that into their own error. */
 export function decodeUtf8(bytes: Uint8Array): string {
   return utf8Decoder.decode(bytes);

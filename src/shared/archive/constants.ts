@@ -8,6 +8,12 @@ export const INDEX_BUFFER_SIZE = 1024;
 export const MAX_DIRECTORY_ENTRIES = 1_048_576;
 /** Nesting bound so hostile indexes cannot overflow the stack of recursive walks. */
 export const MAX_DEPTH = 1024;
+/** Longest name, in UTF-8 bytes (NAME_MAX of common file systems). */
+export const MAX_NAME_BYTES = 255;
+/** Longest whole path ('a/b/c', relative to the archive root) and symlink target, in UTF-8 bytes (PATH_MAX). */
+export const MAX_PATH_BYTES = 4096;
+/** Links a symlink's resolution may follow before it counts as a loop (Linux's MAXSYMLINKS). */
+export const MAX_LINK_HOPS = 40;
 /** Default reader limit on the declared index size (≈ 400 GiB of content at 64 KiB chunks). */
 export const DEFAULT_MAX_INDEX_SIZE = 256 * 1024 * 1024;
 

@@ -6,7 +6,7 @@ import { toHex } from './bytes.ts';
 import { mapChunkPlacements } from './chunks.ts';
 import { MODE_EXECUTABLE } from './constants.ts';
 import { readArchive, type ArchiveReadResult, type ReadOptions } from './reader.ts';
-import { checkSymlinkTarget } from './symlink-check.ts';
+import { checkSymlinks } from './symlink-check.ts';
 import { walkEntries } from './tree.ts';
 import type { ArchiveFile } from './types.ts';
 
@@ -66,8 +66,9 @@ class HandleCache {
 
 /**
  * Writes an archive into an empty directory: folders, files (0o755 when executable, else 0o644), then
- * symlinks last, each checked not to lead outside the target, even through other links. Memory holds
- * one chunk: each chunk is written at every offset that references it.
+ * symlinks last. Before anything is written every link is checked by the shared rule
+ * (symlink-check.ts): none may lead outside the target, even through other links. Memory holds one
+ * chunk: each chunk is written at every offset that references it.
  */
 export async function extractArchive(
   input: ArchiveReadResult | ReadableStream<Uint8Array>,
@@ -79,9 +80,8 @@ export async function extractArchive(
   const paths = new Map<ArchiveFile, string>();
   const links: { parts: string[]; target: string }[] = [];
   try {
-    for (const { entry, parts } of walkEntries(result.index.root)) {
-      if (entry.kind === 'symlink') checkSymlinkTarget(result.index.root, parts, entry.target);
-    }
+    // readArchive already refused such links; an ArchiveReadResult built by other means is checked too.
+    checkSymlinks(result.index.root);
     for (const { entry, parts } of walkEntries(result.index.root)) {
       const path = placeInside(root, parts);
       switch (entry.kind) {

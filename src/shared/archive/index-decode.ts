@@ -14,7 +14,7 @@ import {
   MIN_CHUNK_SIZE,
   MODE_MASK,
 } from './constants.ts';
-import { describeBadName } from './paths.ts';
+import { describeBadName, describeBadTarget, describeLongPath } from './paths.ts';
 import { createDirectory } from './tree.ts';
 import { decodeVarint } from './varint.ts';
 import type { ArchiveChunk, ArchiveDirectory, ArchiveEntry, ArchiveIndex, ChunkingAlgorithm } from './types.ts';
@@ -105,17 +105,18 @@ function readChunks(cursor: IndexCursor, fileSize: number, path: string): Archiv
   return chunks;
 }
 
-function readEntry(cursor: IndexCursor, parentPath: string, depth: number): { entry: ArchiveEntry; nameBytes: Uint8Array } {
+function readEntry(cursor: IndexCursor, parentPath: string, parentBytes: number, depth: number): { entry: ArchiveEntry; nameBytes: Uint8Array } {
   const kind = cursor.varint();
   const name = readText(cursor, 'name', parentPath);
   const path = parentPath === '' ? name.text : `${parentPath}/${name.text}`;
-  const problem = describeBadName(name.text);
+  const pathBytes = parentPath === '' ? name.bytes.length : parentBytes + 1 + name.bytes.length;
+  const problem = describeBadName(name.text) ?? describeLongPath(pathBytes);
   if (problem !== undefined) throw invalid(problem, path);
   const mode = readMode(cursor, path);
   switch (kind) {
     case ENTRY_DIRECTORY: {
       const directory = createDirectory(name.text, mode);
-      readDirectoryEntries(cursor, directory, path, depth + 1);
+      readDirectoryEntries(cursor, directory, path, pathBytes, depth + 1);
       return { entry: directory, nameBytes: name.bytes };
     }
     case ENTRY_FILE: {
@@ -127,7 +128,8 @@ function readEntry(cursor: IndexCursor, parentPath: string, depth: number): { en
     }
     case ENTRY_SYMLINK: {
       const target = readText(cursor, 'symlink target', path).text;
-      if (target === '' || target.includes('\0')) throw invalid('symlink target is empty or contains NUL', path);
+      const badTarget = describeBadTarget(target);
+      if (badTarget !== undefined) throw invalid(badTarget, path);
       return { entry: { kind: 'symlink', name: name.text, size: 0, mode, target }, nameBytes: name.bytes };
     }
     default:
@@ -135,7 +137,7 @@ function readEntry(cursor: IndexCursor, parentPath: string, depth: number): { en
   }
 }
 
-function readDirectoryEntries(cursor: IndexCursor, directory: ArchiveDirectory, path: string, depth: number): void {
+function readDirectoryEntries(cursor: IndexCursor, directory: ArchiveDirectory, path: string, pathBytes: number, depth: number): void {
   if (depth > MAX_DEPTH) throw invalid(`directories nested deeper than ${MAX_DEPTH}`, path);
   const count = cursor.varint();
   if (count >= MAX_DIRECTORY_ENTRIES) {
@@ -144,7 +146,7 @@ function readDirectoryEntries(cursor: IndexCursor, directory: ArchiveDirectory, 
   if (count > cursor.remaining() / MIN_ENTRY_BYTES) throw overrun();
   let previous: Uint8Array | undefined;
   for (let i = 0; i < count; i++) {
-    const { entry, nameBytes } = readEntry(cursor, path, depth);
+    const { entry, nameBytes } = readEntry(cursor, path, pathBytes, depth);
     // Strictly increasing bytes: sorted as the spec says, and no duplicate names.
     if (previous !== undefined && compareBytes(previous, nameBytes) >= 0) {
       throw invalid(`'${entry.name}' is out of order or duplicated`, path);
@@ -165,7 +167,7 @@ export function decodeIndex(bytes: Uint8Array): ArchiveIndex {
   const cursor = new IndexCursor(bytes, chunking, compression !== COMPRESSION_NONE);
   cursor.offset = probe.offset;
   const root = createDirectory('', readMode(cursor, ''));
-  readDirectoryEntries(cursor, root, '', 0);
+  readDirectoryEntries(cursor, root, '', 0, 0);
   if (cursor.remaining() !== 0) {
     throw new ArchiveError('wrong_index_size', `index ends ${cursor.remaining()} bytes before its declared size`);
   }

@@ -1,8 +1,8 @@
 import { ArchiveError } from './errors.ts';
 import { BufferedByteWriter } from './byte-writer.ts';
-import { encodeUtf8 } from './bytes.ts';
+import { encodeUtf8, utf8Length } from './bytes.ts';
 import { CHUNK_HASH_SIZE, ENTRY_DIRECTORY, ENTRY_FILE, ENTRY_SYMLINK, MODE_MASK } from './constants.ts';
-import { describeBadName } from './paths.ts';
+import { describeBadName, describeBadTarget, describeLongPath } from './paths.ts';
 import { sortedEntries } from './tree.ts';
 import type { ArchiveDirectory, ArchiveEntry, ArchiveIndex } from './types.ts';
 
@@ -12,16 +12,20 @@ function writeName(writer: BufferedByteWriter, text: string): void {
   writer.writeBytes(bytes);
 }
 
-function writeDirectoryBody(writer: BufferedByteWriter, directory: ArchiveDirectory, path: string): void {
+function writeDirectoryBody(writer: BufferedByteWriter, directory: ArchiveDirectory, path: string, pathBytes: number): void {
   writer.writeVarint(directory.mode);
   const entries = sortedEntries(directory);
   writer.writeVarint(entries.length);
-  for (const entry of entries) writeEntry(writer, entry, path === '' ? entry.name : `${path}/${entry.name}`);
+  for (const entry of entries) {
+    const nameBytes = utf8Length(entry.name);
+    if (path === '') writeEntry(writer, entry, entry.name, nameBytes);
+    else writeEntry(writer, entry, `${path}/${entry.name}`, pathBytes + 1 + nameBytes);
+  }
 }
 
-function writeEntry(writer: BufferedByteWriter, entry: ArchiveEntry, path: string): void {
+function writeEntry(writer: BufferedByteWriter, entry: ArchiveEntry, path: string, pathBytes: number): void {
   // Trees built by hand could bypass the tree functions: never write what the reader would refuse.
-  const problem = describeBadName(entry.name);
+  const problem = describeBadName(entry.name) ?? describeLongPath(pathBytes) ?? (entry.kind === 'symlink' ? describeBadTarget(entry.target) : undefined);
   if (problem !== undefined) throw new ArchiveError('invalid_entry', problem, { path });
   if (!Number.isInteger(entry.mode) || entry.mode < 0 || entry.mode > MODE_MASK) {
     throw new ArchiveError('invalid_entry', `mode ${entry.mode} is not 0..3`, { path });
@@ -30,7 +34,7 @@ function writeEntry(writer: BufferedByteWriter, entry: ArchiveEntry, path: strin
     case 'directory':
       writer.writeVarint(ENTRY_DIRECTORY);
       writeName(writer, entry.name);
-      writeDirectoryBody(writer, entry, path);
+      writeDirectoryBody(writer, entry, path, pathBytes);
       return;
     case 'file': {
       writer.writeVarint(ENTRY_FILE);
@@ -62,6 +66,6 @@ export function encodeIndex(index: ArchiveIndex): Uint8Array[] {
   const writer = new BufferedByteWriter();
   writer.writeVarint(index.chunking);
   writer.writeVarint(index.compression);
-  writeDirectoryBody(writer, index.root, '');
+  writeDirectoryBody(writer, index.root, '', 0);
   return writer.finish();
 }

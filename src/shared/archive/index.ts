@@ -13,9 +13,10 @@ export type {
   FileSource,
   PathInput,
 } from './types.ts';
-export { compareNames, compareBytes, equalBytes, toHex, fromHex, concatBytes } from './bytes.ts';
+export { compareNames, compareBytes, equalBytes, toHex, fromHex, concatBytes, utf8Length } from './bytes.ts';
 export { encodeVarint, decodeVarint, MAX_VARINT } from './varint.ts';
-export { splitPath, joinPath } from './paths.ts';
+export { splitPath, joinPath, describeBadName, describeLongPath, describeBadTarget } from './paths.ts';
+export { checkSymlinks } from './symlink-check.ts';
 export {
   createTree,
   createDirectory,

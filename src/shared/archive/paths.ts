@@ -1,6 +1,7 @@
 import { ArchiveError } from './errors.ts';
 import type { PathInput } from './types.ts';
-import { MAX_DEPTH } from './constants.ts';
+import { utf8Length } from './bytes.ts';
+import { MAX_DEPTH, MAX_NAME_BYTES, MAX_PATH_BYTES } from './constants.ts';
 
 const loneSurrogate = /[\uD800-\uDFFF]/u;
 
@@ -10,8 +11,23 @@ export function describeBadName(name: string): string | undefined {
   if (name === '.' || name === '..') return `name '${name}'`;
   if (name.includes('\0')) return 'name contains NUL';
   if (name.includes('/') || name.includes('\\')) return 'name contains a path separator';
+  const bytes = utf8Length(name);
+  if (bytes > MAX_NAME_BYTES) return `name is ${bytes} bytes long, above the limit of ${MAX_NAME_BYTES}`;
   // A lone surrogate would be written as U+FFFD, so two different names could collide on disk.
   if (loneSurrogate.test(name)) return 'name is not valid Unicode';
+  return undefined;
+}
+
+/** Why a whole path of `bytes` UTF-8 bytes is unusable, or undefined when it is fine. */
+export function describeLongPath(bytes: number): string | undefined {
+  return bytes > MAX_PATH_BYTES ? `path is ${bytes} bytes long, above the limit of ${MAX_PATH_BYTES}` : undefined;
+}
+
+/** Why a symlink target is unusable as text (where it leads is symlink-check.ts's job), or undefined. */
+export function describeBadTarget(target: string): string | undefined {
+  if (target === '' || target.includes('\0')) return 'symlink target is empty or contains NUL';
+  const bytes = utf8Length(target);
+  if (bytes > MAX_PATH_BYTES) return `symlink target is ${bytes} bytes long, above the limit of ${MAX_PATH_BYTES}`;
   return undefined;
 }
 
@@ -34,6 +50,8 @@ export function splitPath(path: PathInput): string[] {
     const problem = describeBadName(part);
     if (problem !== undefined) throw new ArchiveError('invalid_path', problem, { path: parts.join('/') });
   }
+  const tooLong = describeLongPath(parts.reduce((sum, part) => sum + utf8Length(part), Math.max(0, parts.length - 1)));
+  if (tooLong !== undefined) throw new ArchiveError('invalid_path', tooLong, { path: parts.join('/') });
   return parts;
 }
 

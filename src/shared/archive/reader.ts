@@ -5,6 +5,7 @@ import { StreamByteReader } from './byte-reader.ts';
 import { listUniqueChunks } from './chunks.ts';
 import { ARCHIVE_MAGIC, DEFAULT_MAX_INDEX_SIZE, FLAG_PATCH, INDEX_HASH_SIZE } from './constants.ts';
 import { decodeIndex } from './index-decode.ts';
+import { checkSymlinks } from './symlink-check.ts';
 import type { ArchiveChunk, ArchiveIndex } from './types.ts';
 
 export type ReadOptions = {
@@ -59,7 +60,10 @@ async function readHeader(input: StreamByteReader, options: ResolvedReadOptions)
   const indexCopy = indexBytes.slice();
   const indexHash = (await input.read(INDEX_HASH_SIZE)).slice();
   if (!equalBytes(await options.adapters.sha256(indexCopy), indexHash)) throw new ArchiveError('wrong_index_hash', 'index hash does not match');
-  return { patch: (flags & FLAG_PATCH) !== 0, index: decodeIndex(indexCopy), indexHash };
+  const index = decodeIndex(indexCopy);
+  // Links that lead out of the tree are refused here, before any chunk is read (path_outside_target).
+  checkSymlinks(index.root);
+  return { patch: (flags & FLAG_PATCH) !== 0, index, indexHash };
 }
 
 async function readStoredOrdinals(input: StreamByteReader, chunkCount: number): Promise<Set<number>> {

@@ -1,7 +1,7 @@
 import { ArchiveError } from './errors.ts';
 import { MAX_DIRECTORY_ENTRIES, MODE_MASK } from './constants.ts';
 import { compareNames } from './bytes.ts';
-import { joinPath, splitPath } from './paths.ts';
+import { describeBadTarget, joinPath, splitPath } from './paths.ts';
 import type {
   ArchiveDirectory,
   ArchiveEntry,
@@ -102,9 +102,8 @@ export function addFile(tree: ArchiveTree, path: PathInput, source: FileSource, 
 
 export function addSymlink(tree: ArchiveTree, path: PathInput, target: string, options: AddOptions = {}): ArchiveSymlink {
   const parts = splitPath(path);
-  if (target === '' || target.includes('\0')) {
-    throw new ArchiveError('invalid_path', 'symlink target is empty or contains NUL', { path: joinPath(parts) });
-  }
+  const badTarget = describeBadTarget(target);
+  if (badTarget !== undefined) throw new ArchiveError('invalid_path', badTarget, { path: joinPath(parts) });
   const link: ArchiveSymlink = {
     kind: 'symlink',
     name: parts[parts.length - 1] ?? '',

@@ -7,6 +7,7 @@ import { encodeIndex } from './index-encode.ts';
 import { indexWithResolvedOptions, isIndexed, type IndexInput } from './indexer.ts';
 import { resolvePackOptions, type PackOptions, type ResolvedPackOptions } from './options.ts';
 import { iterateSource } from './source.ts';
+import { checkSymlinks } from './symlink-check.ts';
 import type { ArchiveChunk, ArchiveFile, ArchiveIndex } from './types.ts';
 
 export type PackResult = {
@@ -127,6 +128,8 @@ async function* generateArchive(
   options: ResolvedPackOptions,
   result: { resolve(value: PackResult): void },
 ): AsyncGenerator<Uint8Array> {
+  // Before pass 1 reads a byte: an archive the reader would refuse for its links is never made.
+  checkSymlinks('root' in input ? input.root : input);
   const index = isIndexed(input) ? input : await indexWithResolvedOptions(input, options);
   if (isIndexed(input) && (input.chunking !== options.chunking || input.compression !== options.compression)) {
     // A ready index wins over the defaults: its chunks were made under its own settings.

@@ -1,6 +1,7 @@
 import { MODE_EXECUTABLE } from '../archive/constants.ts';
 import { findEntry, walkEntries } from '../archive/tree.ts';
 import type { ArchiveDirectory, ArchiveEntry } from '../archive/types.ts';
+import { entrypointCandidates, isIndexPage, isWebPage } from './entrypoint-choice.ts';
 import {
   ARCHIVE_EXTENSIONS,
   SYSTEM_PACKAGE_EXTENSIONS,
@@ -12,6 +13,7 @@ import {
 import type { PackageTag } from './tags.ts';
 
 export { applyFix } from './fixes.ts';
+export { entrypointCandidates, preferredEntrypoint } from './entrypoint-choice.ts';
 
 /**
  * A one-click fix as data: the browser dialog and the CLI show it and apply it with applyFix().
@@ -32,6 +34,7 @@ export type PackageWarningCode =
   | 'wrong_extension'
   | 'archive_entrypoint'
   | 'html_needs_web'
+  | 'web_needs_page'
   | 'extension_suggests_tag'
   | 'not_executable';
 
@@ -52,8 +55,6 @@ export type PackageCheckInput = {
   entrypoint?: readonly string[] | null;
 };
 
-const MAX_CANDIDATES = 10;
-
 function hasFile(root: ArchiveDirectory): boolean {
   for (const { entry } of walkEntries(root)) if (entry.kind === 'file') return true;
   return false;
@@ -67,22 +68,6 @@ function singleRootDirectory(root: ArchiveDirectory): ArchiveDirectory | undefin
   return only;
 }
 
-/**
- * Files that look like a program, shallowest first, then in index order: those with an extension
- * that implies a platform (index.html, game.exe, run.sh...) or the executable bit.
- */
-export function entrypointCandidates(root: ArchiveDirectory, limit = MAX_CANDIDATES): string[][] {
-  const found: string[][] = [];
-  for (const { entry, parts } of walkEntries(root)) {
-    if (entry.kind !== 'file') continue;
-    const extension = fileExtension(entry.name);
-    if (WRONG_ENTRYPOINT_EXTENSIONS.has(extension) || ARCHIVE_EXTENSIONS.has(extension)) continue;
-    if (TAG_SUGGESTIONS.has(extension) || (entry.mode & MODE_EXECUTABLE) !== 0) found.push(parts);
-  }
-  // Stable sort: equal depths keep index order.
-  return found.sort((a, b) => a.length - b.length).slice(0, limit);
-}
-
 function lookUp(root: ArchiveDirectory, parts: readonly string[]): ArchiveEntry | undefined {
   try {
     return findEntry({ root }, parts);
@@ -91,13 +76,27 @@ function lookUp(root: ArchiveDirectory, parts: readonly string[]): ArchiveEntry 
   }
 }
 
+/** A script in a web build (tagged os:web, or beside an index.html) is loaded by the page, not started. */
+function isWebScript(root: ArchiveDirectory, parts: string[], extension: string, tags: ReadonlySet<string>): boolean {
+  if (!['js', 'mjs', 'cjs'].includes(extension)) return false;
+  if (tags.has('os:web')) return true;
+  const folder = parts.length > 1 ? lookUp(root, parts.slice(0, -1)) : root;
+  return folder?.kind === 'directory' && [...folder.entries.values()].some((entry) => entry.kind === 'file' && isIndexPage(entry.name));
+}
+
 function entrypointWarnings(root: ArchiveDirectory, parts: string[], entry: ArchiveEntry, tags: ReadonlySet<string>): PackageWarning[] {
   const warnings: PackageWarning[] = [];
   const extension = fileExtension(entry.name);
-  const pick = (): PackageFix => ({ kind: 'set_entrypoint', candidates: entrypointCandidates(root) });
+  const pick = (): PackageFix => ({ kind: 'set_entrypoint', candidates: entrypointCandidates(root, { tags: [...tags] }) });
   if (WRONG_ENTRYPOINT_EXTENSIONS.has(extension)) warnings.push({ code: 'wrong_extension', path: parts, extension, fix: pick() });
   if (ARCHIVE_EXTENSIONS.has(extension)) warnings.push({ code: 'archive_entrypoint', path: parts, extension, fix: pick() });
-  const suggestion = TAG_SUGGESTIONS.get(extension);
+  const flagged = warnings.length > 0;
+  // A web build starts at a page; suggesting runtime:nodejs for its script would mis-tag it.
+  const webScript = isWebScript(root, parts, extension, tags);
+  if (webScript || (!flagged && tags.has('os:web') && !isWebPage(entry.name))) {
+    warnings.push({ code: 'web_needs_page', path: parts, extension, fix: { kind: 'set_entrypoint', candidates: entrypointCandidates(root, { tags: [...tags], pagesOnly: true }) } });
+  }
+  const suggestion = webScript ? undefined : TAG_SUGGESTIONS.get(extension);
   if (suggestion && !suggestion.satisfiedBy?.some((tag) => tags.has(tag))) {
     const missing = suggestion.tags.filter((tag) => !tags.has(tag));
     if (missing.length > 0) {
@@ -114,8 +113,8 @@ function entrypointWarnings(root: ArchiveDirectory, parts: string[], entry: Arch
 
 /**
  * Spec §5 package checks, in a fixed order: no files (alone: nothing else means anything then),
- * single root directory, then the entrypoint (not set | missing | wrong extension, archive, tags it
- * suggests, executable bit). Pure: reads the tree, changes nothing.
+ * single root directory, then the entrypoint (not set | missing | wrong extension, archive, a web
+ * build not starting at a page, tags it suggests, executable bit). Pure: reads the tree, changes nothing.
  */
 export function checkPackage(input: PackageCheckInput): PackageWarning[] {
   const { root } = input.tree;
@@ -126,7 +125,7 @@ export function checkPackage(input: PackageCheckInput): PackageWarning[] {
 
   const entrypoint = input.entrypoint !== undefined ? input.entrypoint : input.tree.entrypoint;
   if (!entrypoint || entrypoint.length === 0) {
-    warnings.push({ code: 'entrypoint_not_set', fix: { kind: 'set_entrypoint', candidates: entrypointCandidates(root) } });
+    warnings.push({ code: 'entrypoint_not_set', fix: { kind: 'set_entrypoint', candidates: entrypointCandidates(root, { tags: input.tags }) } });
     return warnings;
   }
   const parts = [...entrypoint];

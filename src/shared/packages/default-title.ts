@@ -15,7 +15,7 @@ const valueNames: { [G in TagGroup]: Record<TagValue<G>, string> } = {
 const titleOrder = ['os', 'arch', 'bits', 'runtime', 'packaging', 'component'] as const satisfies readonly TagGroup[];
 
 export const DEFAULT_PACKAGE_TITLE_MAX_LENGTH = 100;
-/** The title with neither tags nor a version. */
+/** The title of a package with neither its own title nor known tags. */
 export const FALLBACK_PACKAGE_TITLE = 'Package';
 
 function namesOf(tags: ReadonlySet<string>, group: TagGroup): string[] {
@@ -41,15 +41,12 @@ export function describeTags(tags: readonly string[]): string {
 }
 
 /**
- * Spec §3 "default derived from version and tags": '1.2.0 Linux x86 64-bit', 'Web', '1.2.0', or
- * 'Package' with neither; cut to maxLength (a title field's limit) at the last whole word.
+ * The title of a package without its own: 'Linux x86 64-bit', 'Web', or 'Package' without known tags;
+ * cut to maxLength (a title field's limit) at the last whole word. No version in it: a package is
+ * listed in several versions (see package-name.ts, the naming rule that uses it).
  */
-export function defaultPackageTitle(
-  tags: readonly string[],
-  versionTitle?: string | null,
-  maxLength = DEFAULT_PACKAGE_TITLE_MAX_LENGTH,
-): string {
-  const title = [versionTitle?.trim() ?? '', describeTags(tags)].filter((part) => part !== '').join(' ');
+export function defaultPackageTitle(tags: readonly string[], maxLength = DEFAULT_PACKAGE_TITLE_MAX_LENGTH): string {
+  const title = describeTags(tags);
   if (title === '') return FALLBACK_PACKAGE_TITLE;
   if (title.length <= maxLength) return title;
   const cut = title.slice(0, maxLength + 1);

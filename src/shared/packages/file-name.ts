@@ -5,7 +5,13 @@ const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
 /** Most file systems cap a name at 255 bytes; room is left for a browser's ' (1)' suffix. */
 const MAX_NAME_BYTES = 240;
-const EXTENSION = '.zip';
+
+/**
+ * What a package downloads as, by extension: the ZIP, the Cartridge archive (`.crt`, as the CLI writes
+ * it), its encoded index, and the torrent of the ZIP.
+ */
+export const packageFileExtensions = { zip: '.zip', archive: '.crt', index: '.crt-index', torrent: '.torrent' } as const;
+export type PackageFileKind = keyof typeof packageFileExtensions;
 
 const encoder = new TextEncoder();
 
@@ -29,8 +35,14 @@ export function sanitizeFileName(name: string, maxBytes = MAX_NAME_BYTES): strin
   return clean;
 }
 
-/** Spec §7 download ZIP file name: '{project title} {package title}.zip', sanitised. */
-export function packageFileName(projectTitle: string, packageTitle: string): string {
-  const base = sanitizeFileName(`${projectTitle.trim()} ${packageTitle.trim()}`, MAX_NAME_BYTES - EXTENSION.length);
-  return `${base === '' ? 'package' : base}${EXTENSION}`;
+/**
+ * Spec §7 download ZIP file name: '{project title} {package title}.zip', sanitised; the other kinds
+ * keep the stem with their own extension. The package title is packageTitle() (package-name.ts).
+ */
+export function packageFileName(projectTitle: string, packageTitle: string, kind: PackageFileKind = 'zip'): string {
+  const extension = packageFileExtensions[kind];
+  // Every kind of one package shares the ZIP's stem (cut within MAX_NAME_BYTES with '.zip'; the
+  // longest extension still keeps the name under 255 bytes).
+  const base = sanitizeFileName(`${projectTitle.trim()} ${packageTitle.trim()}`, MAX_NAME_BYTES - packageFileExtensions.zip.length);
+  return `${base === '' ? 'package' : base}${extension}`;
 }

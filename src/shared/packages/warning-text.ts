@@ -21,6 +21,8 @@ export function describeWarning(warning: PackageWarning): string {
       return `The entrypoint ${show(warning.path)} is an archive (${extension}); upload its contents instead.`;
     case 'html_needs_web':
       return `The entrypoint ${show(warning.path)} is a web page: add the tag ${tags} so it can be played in the browser.`;
+    case 'web_needs_page':
+      return `The entrypoint ${show(warning.path)} is not a web page, but a web build starts at its HTML page (usually index.html).`;
     case 'extension_suggests_tag':
       return `The entrypoint ${show(warning.path)} ends in ${extension}, which suggests the tags ${tags}.`;
     case 'not_executable':

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { passwordMaxLength, passwordMinLength } from './password-rules.ts';
+import { singleLineText } from './text.ts';
 import { privilegeSchema } from './privileges.ts';
 
 /** Sign-in names: lower-case letters, digits, '.', '_', '-'; compared case-insensitively. */
@@ -10,7 +12,7 @@ export const userNameSchema = z
   .max(32)
   .regex(/^[a-z0-9][a-z0-9._-]*$/);
 
-export const passwordSchema = z.string().min(8).max(256);
+export const passwordSchema = z.string().min(passwordMinLength).max(passwordMaxLength);
 
 export const passwordSignInInput = z.object({
   name: userNameSchema,
@@ -18,7 +20,7 @@ export const passwordSignInInput = z.object({
   /** 'login' (default) signs in an existing account; 'register' creates one. */
   intent: z.enum(['login', 'register']).default('login'),
   /** Shown as the profile name on registration; defaults to the user name. */
-  title: z.string().trim().min(1).max(64).optional(),
+  title: singleLineText(1, 64).optional(),
 });
 export type PasswordSignInInput = z.input<typeof passwordSignInInput>;
 

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { recordIdSchema, singleLineText } from './text.ts';
 
-export const branchIdSchema = z.string().min(1).max(64);
-export const branchTitleSchema = z.string().trim().min(1).max(64);
+export const branchIdSchema = recordIdSchema;
+export const branchTitleSchema = singleLineText(1, 64);
 
 export const createBranchInput = z.object({ title: branchTitleSchema });
 

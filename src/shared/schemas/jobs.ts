@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { tokenText } from './text.ts';
 
 /**
  * Jobs as clients see them (spec §3 "Job update events", §7 POST /jobs, GET /jobs). A job is reached
  * only through its access token, returned by the call that started it (resolve, deploy, ...).
  */
 
-export const jobTokenSchema = z.string().min(1).max(200);
+export const jobTokenSchema = tokenText();
 
 /** POST /jobs body and tRPC jobs.state input: the tokens, in the order the answer keeps. */
 export const jobTokensInput = z.object({ tokens: z.array(jobTokenSchema).min(1).max(100) });

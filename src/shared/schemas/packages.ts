@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { recordIdSchema, singleLineText, tokenText } from './text.ts';
 import { packageTagsSchema } from '../packages/tags.ts';
 
-export const packageIdSchema = z.string().min(1).max(64);
-export const packageTitleSchema = z.string().trim().min(1).max(128);
+export const packageIdSchema = recordIdSchema;
+export const packageTitleSchema = singleLineText(1, 128);
 export const packageStatusNames = ['uploading', 'finalized', 'resolving', 'ready', 'errored'] as const;
 export type PackageStatusName = (typeof packageStatusNames)[number];
 
@@ -49,7 +50,7 @@ export type CreatedPackage = z.infer<typeof createdPackageSchema>;
 
 /** PUT {uploadUrl}?token&part&hash: the query; the reply is the part descriptor. */
 export const partQuerySchema = z.object({
-  token: z.string().min(1).max(200),
+  token: tokenText(),
   part: z.coerce.number().int().min(0).max(1_000_000),
   hash: z.string().regex(/^[0-9a-fA-F]{40}$/),
 });
@@ -62,7 +63,7 @@ export type PartDescriptor = z.infer<typeof partDescriptorSchema>;
 
 /** PUT .../packages/{package}/finalize. */
 export const finalizePackageInput = z.object({
-  token: z.string().min(1).max(200),
+  token: tokenText(),
   parts: z.array(partDescriptorSchema).min(1).max(1_000_000),
 });
 

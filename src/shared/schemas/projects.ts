@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { multiLineText, recordIdSchema, singleLineText, tokenText, userRefSchema } from './text.ts';
 
 /** Project roles, ranked low to high (spec §6); 'starred' is a non-member who starred a public project. */
 export const projectRoleNames = ['tester', 'developer', 'admin'] as const;
@@ -27,8 +28,8 @@ export const projectActionNames = [
 ] as const;
 export type ProjectAction = (typeof projectActionNames)[number];
 
-export const projectIdSchema = z.string().min(1).max(64);
-export const projectTitleSchema = z.string().trim().min(1).max(100);
+export const projectIdSchema = recordIdSchema;
+export const projectTitleSchema = singleLineText(1, 100);
 
 export const createProjectInput = z.object({ title: projectTitleSchema });
 
@@ -43,6 +44,8 @@ export const projectSchema = z.object({
   isPublic: z.boolean(),
   userIsOwner: z.boolean(),
   userIsListed: z.boolean(),
+  /** Joined through an invite that needs an admin's approval, not approved yet (no access as a member). */
+  userIsPending: z.boolean(),
   userRole: z.enum([...projectRoleNames, 'starred']).nullable(),
   userPossibleActions: z.array(z.enum(projectActionNames)),
   created: z.string(),
@@ -69,16 +72,16 @@ export const setProjectQuotasInput = z.object({
 });
 
 export const descriptionImageSchema = z.object({
-  id: z.string().min(1).max(64),
+  id: recordIdSchema,
   width: z.number().int().min(1).max(16_384),
   height: z.number().int().min(1).max(16_384),
   scale: z.number().int().min(1).max(1000).default(100),
-  url: z.string().max(2048),
+  url: z.string().max(2048).regex(/^[^\s\p{Cc}\p{Cs}]*$/u, 'not a URL'),
 });
 
 /** Markdown content of spec §3, stored and returned as is (rendering and image upload come later). */
 export const descriptionSchema = z.object({
-  markdown: z.string().max(100_000),
+  markdown: multiLineText(100_000),
   lang: z.string().regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/).max(35).nullable().default(null),
   images: z.array(descriptionImageSchema).max(200).default([]),
 });
@@ -96,10 +99,10 @@ export const projectUserSchema = z.object({
 export type ProjectUser = z.infer<typeof projectUserSchema>;
 
 /** PUT .../users: a missing role removes the user from the team. */
-export const setProjectUserInput = z.object({ user: z.string().min(1).max(64), role: projectRoleSchema.optional() });
+export const setProjectUserInput = z.object({ user: userRefSchema, role: projectRoleSchema.optional() });
 
-export const inviteIdSchema = z.string().min(1).max(64);
-export const inviteTokenSchema = z.string().min(1).max(200);
+export const inviteIdSchema = recordIdSchema;
+export const inviteTokenSchema = tokenText();
 
 /**
  * POST .../invites. approved: joining makes a member at once (else a pending member an admin approves);

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import { recordIdSchema, singleLineText, userRefSchema } from './text.ts';
 import { privilegeSchema } from './privileges.ts';
 
-export const userTitleSchema = z.string().trim().min(1).max(64);
+export const userTitleSchema = singleLineText(1, 64);
 
 export const patchMeInput = z.object({ title: userTitleSchema });
 
@@ -15,10 +16,10 @@ export const meSchema = z.object({
 });
 export type Me = z.infer<typeof meSchema>;
 
-export const sessionIdSchema = z.string().min(1).max(64);
+export const sessionIdSchema = recordIdSchema;
 
 export const createApiTokenInput = z.object({
-  title: z.string().trim().min(1).max(64).optional(),
+  title: singleLineText(1, 64).optional(),
   /** ISO 8601 time in the future, or null/absent for a token that never expires. */
   expires: z.iso.datetime({ offset: true }).nullable().optional(),
 });
@@ -39,7 +40,7 @@ export const createdApiTokenSchema = z.object({ session: sessionItemSchema, toke
 
 export const adminPrivilegeInput = z.object({
   /** User id or sign-in name. */
-  user: z.string().trim().min(1).max(64),
+  user: userRefSchema,
   privilege: privilegeSchema,
 });
 

@@ -1,14 +1,15 @@
 import { z } from 'zod';
+import { multiLineText, recordIdSchema, singleLineText } from './text.ts';
 
-export const versionIdSchema = z.string().min(1).max(64);
-export const versionTitleSchema = z.string().trim().min(1).max(64);
-export const versionDescriptionSchema = z.string().max(100_000);
+export const versionIdSchema = recordIdSchema;
+export const versionTitleSchema = singleLineText(1, 64);
+export const versionDescriptionSchema = multiLineText(100_000);
 
 /** POST .../versions; packages in order (ids of finalized packages of the project). */
 export const createVersionInput = z.object({
   title: versionTitleSchema,
   description: versionDescriptionSchema.default(''),
-  packages: z.array(z.string().min(1).max(64)).max(100).default([]),
+  packages: z.array(recordIdSchema).max(100).default([]),
 });
 
 export const patchVersionInput = z

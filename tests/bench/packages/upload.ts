@@ -105,12 +105,13 @@ export type CliPush = {
 };
 
 /**
- * `bun src/cli/main.ts push DIR PROJECT/BRANCH --compression none` as its own process with
+ * `bun src/cli/main.ts push DIR PROJECT/BRANCH --compression none --allow-untagged` as its own process with
  * CARTRIDGE_SERVER/CARTRIDGE_TOKEN and a home of its own. Without --json (not a TTY) the CLI logs each
  * phase and every acknowledged part on stderr: the lines are timestamped as they arrive.
  */
 export async function cliPush(server: BenchServer, account: BenchAccount, buildRoot: string, home: string, options: { json?: boolean } = {}): Promise<CliPush> {
-  const args = [process.execPath, cliMain, 'push', buildRoot, `${account.projectId}/${account.branch}`, '--compression', 'none'];
+  // Untagged like the browser upload it is compared with (browser-upload.ts).
+  const args = [process.execPath, cliMain, 'push', buildRoot, `${account.projectId}/${account.branch}`, '--compression', 'none', '--allow-untagged'];
   if (options.json) args.push('--json');
   const env = {
     HOME: home,

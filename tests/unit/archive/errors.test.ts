@@ -1,6 +1,5 @@
 import { describe, expect, test } from 'bun:test';
 import {
-  ARCHIVE_MAGIC,
   ArchiveError,
   addFile,
   archiveErrorCodes,
@@ -9,41 +8,17 @@ import {
   createBunAdapters,
   createTree,
   createWebAdapters,
-  encodeVarint,
   packArchive,
   readAllFiles,
   readArchive,
 } from '../../../src/shared/archive/index.ts';
+import { craftArchive, encodeFields } from '../../support/archive-craft.ts';
 import { fillPseudoRandom, packToBytes, rejectionOf, streamOf } from './support.ts';
 
 const adapters = createBunAdapters();
 const sha = (bytes: Uint8Array) => adapters.sha256(bytes) as Uint8Array;
-
-/** Numbers become varints, strings length-prefixed UTF-8, byte arrays go as they are. */
-function encode(...parts: (number | string | Uint8Array)[]): Uint8Array {
-  return concatBytes(
-    parts.map((part) => {
-      if (typeof part === 'number') return encodeVarint(part);
-      if (typeof part === 'string') {
-        const bytes = new TextEncoder().encode(part);
-        return concatBytes([encodeVarint(bytes.length), bytes]);
-      }
-      return part;
-    }),
-  );
-}
-
-/** A whole archive around the given index bytes, with a correct index hash unless told otherwise. */
-function craft(index: Uint8Array, options: { flags?: number; declaredSize?: number; hash?: Uint8Array; data?: Uint8Array } = {}): Uint8Array {
-  return concatBytes([
-    ARCHIVE_MAGIC,
-    encodeVarint(options.flags ?? 0),
-    encodeVarint(options.declaredSize ?? index.length),
-    index,
-    options.hash ?? sha(index),
-    options.data ?? new Uint8Array(0),
-  ]);
-}
+const encode = encodeFields;
+const craft = craftArchive;
 
 const hello = new TextEncoder().encode('hello');
 const helloFile = (name = 'f', kind = 1) => [kind, name, 0, 5, 1, sha(hello), 5, 5] as const;

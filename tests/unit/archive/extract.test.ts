@@ -1,9 +1,11 @@
 import { afterEach, expect, test } from 'bun:test';
+import { existsSync } from 'node:fs';
 import { lstat, mkdtemp, readFile, readlink, rm, stat, writeFile, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ArchiveError, addFile, addSymlink, bytesSource, createTree, readArchive, type ArchiveTree } from '../../../src/shared/archive/index.ts';
 import { extractArchive } from '../../../src/shared/archive/extract.ts';
+import { packIgnoringLinkRule } from '../../support/archive-craft.ts';
 import { fillPseudoRandom, packToBytes, rejectionOf, streamOf } from './support.ts';
 
 const made: string[] = [];
@@ -44,22 +46,39 @@ test('extracts files with modes, shared chunks, empty files and symlinks', async
   expect(await readFile(join(target, 'data/up'), 'utf8')).toBe('#!/bin/sh\necho play\n');
 });
 
+/** Extracts an archive the writer would refuse (its links): the reader must refuse it first. */
+async function extractUnchecked(tree: ArchiveTree, target: string): Promise<void> {
+  await extractArchive(streamOf(await packIgnoringLinkRule(tree)), target);
+}
+
+async function leftIn(dir: string): Promise<string[]> {
+  return existsSync(dir) ? readdir(dir) : [];
+}
+
 test.each([
   ['parent escape', 'evil', '../outside'],
   ['deep parent escape', 'a/b/evil', '../../../x'],
   ['absolute target', 'evil', '/etc/passwd'],
   ['windows absolute target', 'evil', 'C:\\Windows'],
-])('refuses a symlink with %s', async (_, path, target) => {
+])('refuses a symlink with %s, from a stream (the reader) and from a read result (its own check)', async (_, path, target) => {
   const tree = createTree();
   addFile(tree, 'a/b/keep', text('k'));
+  const safe = (await packToBytes(tree)).bytes;
   addSymlink(tree, path, target);
   const root = await tempDir();
-  const error = await rejectionOf(extractTree(tree, join(root, 'out')));
+  const fromStream = await rejectionOf(extractUnchecked(tree, join(root, 'out')));
+  expect(fromStream).toBeInstanceOf(ArchiveError);
+  expect(fromStream).toMatchObject({ code: 'path_outside_target', path });
+  expect(await leftIn(join(root, 'out'))).toEqual([]);
+  // An index changed after reading (a caller's own result): the extractor applies the same rule itself.
+  const read = await readArchive(streamOf(safe));
+  addSymlink({ root: read.index.root }, path, target);
+  const error = await rejectionOf(extractArchive(read, join(root, 'out2')));
   expect(error).toBeInstanceOf(ArchiveError);
   expect(error.code).toBe('path_outside_target');
   expect(error.path).toBe(path);
   // Refused before anything is written.
-  expect(await readdir(join(root, 'out'))).toEqual([]);
+  expect(await readdir(join(root, 'out2'))).toEqual([]);
 });
 
 test('refuses a symlink that escapes through another link (a chain)', async () => {
@@ -68,9 +87,10 @@ test('refuses a symlink that escapes through another link (a chain)', async () =
   addSymlink(tree, 'sub/up', '..');
   addSymlink(tree, 'escape', 'sub/up/..');
   const root = await tempDir();
-  const error = await rejectionOf(extractTree(tree, join(root, 'out')));
+  const error = await rejectionOf(extractUnchecked(tree, join(root, 'out')));
   expect(error.code).toBe('path_outside_target');
   expect(error.path).toBe('escape');
+  expect(await leftIn(join(root, 'out'))).toEqual([]);
 });
 
 test('accepts link chains that stay inside (macOS framework layout) and refuses loops', async () => {
@@ -85,7 +105,7 @@ test('accepts link chains that stay inside (macOS framework layout) and refuses 
   const loop = createTree();
   addSymlink(loop, 'a', 'b/x');
   addSymlink(loop, 'b', 'a/y');
-  const error = await rejectionOf(extractTree(loop, join(root, 'loop')));
+  const error = await rejectionOf(extractUnchecked(loop, join(root, 'loop')));
   expect(error.code).toBe('path_outside_target');
 });
 

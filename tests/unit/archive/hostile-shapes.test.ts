@@ -5,7 +5,8 @@ import { packToBytes, readBack, rejectionOf, streamOf } from './support.ts';
 describe('hostile shapes the fuzzer found costly', () => {
   test('a tree 1000 folders deep round-trips and walks in index order', async () => {
     const tree = createTree();
-    const deep = Array.from({ length: 1000 }, (_, depth) => `d${depth}`).join('/');
+    // Two-byte names: 1000 levels stay under the 4096-byte path limit (3005 bytes with the file).
+    const deep = Array.from({ length: 1000 }, (_, depth) => `d${depth % 10}`).join('/');
     for (const name of ['b.txt', 'a.txt']) addFile(tree, `${deep}/${name}`, bytesSource(new TextEncoder().encode(name)));
     addFile(tree, 'top.txt', bytesSource(new TextEncoder().encode('top')));
     const { bytes } = await packToBytes(tree);

@@ -10,18 +10,23 @@ import { fixLabel, warningText } from './warning-messages.ts';
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { file_tree_start_file, new_package_checks_heading, new_package_checks_ok, package_check_no_candidates };
 
-/** 'Choose start file': the likely files in a list, the chosen one applied. */
+/**
+ * 'Choose start file': the likely files in a list, best first (the shared ranking: index.html of a web
+ * build before its scripts), the chosen one applied. The choice is kept by path: the list reorders
+ * when the tags change.
+ */
 function ChooseEntrypoint({ fix, onApply }: { fix: Extract<PackageFix, { kind: 'set_entrypoint' }>; onApply: (fix: PackageFix) => void }) {
   const selectId = useId();
-  const [choice, setChoice] = useState(0);
+  const [choice, setChoice] = useState<string | null>(null);
   if (fix.candidates.length === 0) return <p className="field_hint">{m.package_check_no_candidates()}</p>;
-  const chosen = fix.candidates[Math.min(choice, fix.candidates.length - 1)]!;
+  const index = Math.max(0, fix.candidates.findIndex((parts) => parts.join('/') === choice));
+  const chosen = fix.candidates[index]!;
   return (
     <div className="package_checks_choose">
       <label htmlFor={selectId} className="visually_hidden">
         {m.file_tree_start_file()}
       </label>
-      <select id={selectId} className="select" value={Math.min(choice, fix.candidates.length - 1)} onChange={(event) => setChoice(Number(event.currentTarget.value))}>
+      <select id={selectId} className="select" value={index} onChange={(event) => setChoice(fix.candidates[Number(event.currentTarget.value)]?.join('/') ?? null)}>
         {fix.candidates.map((parts, i) => (
           <option key={parts.join('/')} value={i}>
             {parts.join('/')}

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent, type ReactNode } from 'react';
 import { MODE_EXECUTABLE, moveEntry, removeEntry, explodeDirectory, setEntrypoint, toggleExecutable, type ArchiveTree } from '../../../shared/archive/index.ts';
-import { formatSize } from '../../../shared/format/size.ts';
+import { Size } from '../../components/size.tsx';
 import { useLanguage } from '../../lib/i18n/index.ts';
 import { useDialogs } from '../dialog-provider.tsx';
 import { file_tree_column_actions } from '../../paraglide/messages/file_tree_column_actions.js';
@@ -37,7 +37,7 @@ const hasFiles = (event: DragEvent) => Array.from(event.dataTransfer?.types ?? [
  */
 export function FileTreeEditor({ state, onDropFiles, hint }: FileTreeEditorProps) {
   const { tree, edit } = state;
-  const { language, dir } = useLanguage();
+  const { dir } = useLanguage();
   const [toggled, setToggled] = useState<ReadonlySet<string>>(new Set());
   const [activeKey, setActiveKey] = useState<string | null>(null);
   const [focusKey, setFocusKey] = useState<string | null>(null);
@@ -174,7 +174,7 @@ export function FileTreeEditor({ state, onDropFiles, hint }: FileTreeEditorProps
               <TreeRowView
                 key={row.key}
                 row={row}
-                size={formatSize(row.entry.size, language)}
+                size={<Size bytes={row.entry.size} />}
                 expanded={row.entry.kind === 'directory' ? isExpanded(row) : undefined}
                 executable={row.entry.kind === 'file' && (row.entry.mode & MODE_EXECUTABLE) !== 0}
                 isEntrypoint={tree.entrypoint?.join('/') === row.key}

@@ -22,6 +22,7 @@ import { FileTreeEditor } from './file-tree-editor.tsx';
 import { countFiles, estimateUpload } from './package-index.ts';
 import { isTooLarge, SizeSummary } from './size-summary.tsx';
 import { useTreeState } from './tree-state.ts';
+import { TagsFrom } from './tags-from.tsx';
 import { useBaseIndex, usePackageIndex } from './use-package-index.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -46,6 +47,7 @@ export type NewPackageDialogOptions = {
    * the base (only the chunks it lacks are uploaded); with none, a full upload.
    */
   basePackages?: readonly BaseCandidate[];
+  /** None by default: the dialog offers the tags of each of basePackages instead of ticking any in silence. */
   initialTags?: string[];
 };
 
@@ -119,6 +121,7 @@ export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDA
           <h3 id={tagsHeadingId} className="new_package_heading">
             {m.new_package_tags_heading()}
           </h3>
+          <TagsFrom candidates={basePackages} tags={tags} onChange={setTags} />
           <TagPicker value={tags} onChange={setTags} />
           <BaseNotice candidates={basePackages} base={basePackage} />
         </section>

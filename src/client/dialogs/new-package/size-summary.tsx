@@ -1,5 +1,5 @@
-import { formatSize } from '../../../shared/format/size.ts';
-import { useLanguage } from '../../lib/i18n/index.ts';
+import { Size } from '../../components/size.tsx';
+import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { dialog_retry } from '../../paraglide/messages/dialog_retry.js';
 import { new_package_base_failed } from '../../paraglide/messages/new_package_base_failed.js';
 import { new_package_base_loading } from '../../paraglide/messages/new_package_base_loading.js';
@@ -43,9 +43,9 @@ export function isTooLarge(estimate: UploadEstimate | null, maxSize: number | nu
 
 /** Files, total size, indexing progress, what the upload sends (the patch with a base) and the limit. */
 export function SizeSummary({ files, index, base, estimate, maxSize }: Props) {
-  const { language } = useLanguage();
-  const size = (bytes: number) => formatSize(bytes, language);
-  const summary = (files.count === 1 ? m.new_package_summary_one : m.new_package_summary_other)({ count: files.count, size: size(files.size) });
+  // Sizes sit in their sentences as isolated elements (they would read 'KiB 197' right-to-left otherwise).
+  const size = (bytes: number) => <Size bytes={bytes} />;
+  const summary = rich((files.count === 1 ? m.new_package_summary_one : m.new_package_summary_other)({ count: files.count, size: slot('size') }), { size: size(files.size) });
   const percent = index.status === 'indexing' && index.progress.total > 0 ? Math.floor((index.progress.done / index.progress.total) * 100) : 0;
   return (
     <div className="new_package_sizes">
@@ -58,8 +58,8 @@ export function SizeSummary({ files, index, base, estimate, maxSize }: Props) {
         {files.count > 0 && estimate ? (
           <p data-testid="new-package-upload-size">
             {base.status === 'ready' && estimate.uploadSize < estimate.fullSize
-              ? m.new_package_patch_size({ patch: size(estimate.uploadSize), total: size(estimate.fullSize) })
-              : m.new_package_upload_size({ size: size(estimate.uploadSize) })}
+              ? rich(m.new_package_patch_size({ patch: slot('patch'), total: slot('total') }), { patch: size(estimate.uploadSize), total: size(estimate.fullSize) })
+              : rich(m.new_package_upload_size({ size: slot('size') }), { size: size(estimate.uploadSize) })}
           </p>
         ) : null}
       </div>
@@ -78,7 +78,7 @@ export function SizeSummary({ files, index, base, estimate, maxSize }: Props) {
       ) : null}
       {isTooLarge(estimate, maxSize) ? (
         <p className="notice new_package_problem" role="alert" data-testid="new-package-too-large">
-          {m.new_package_too_large({ size: size(estimate!.uploadSize), limit: size(maxSize!) })}
+          {rich(m.new_package_too_large({ size: slot('size'), limit: slot('limit') }), { size: size(estimate!.uploadSize), limit: size(maxSize!) })}
         </p>
       ) : null}
     </div>

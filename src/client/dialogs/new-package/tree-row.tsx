@@ -1,4 +1,4 @@
-import type { DragEvent, KeyboardEvent } from 'react';
+import type { DragEvent, KeyboardEvent, ReactNode } from 'react';
 import { file_tree_executable } from '../../paraglide/messages/file_tree_executable.js';
 import { file_tree_executable_label } from '../../paraglide/messages/file_tree_executable_label.js';
 import { file_tree_explode } from '../../paraglide/messages/file_tree_explode.js';
@@ -31,7 +31,7 @@ export type RowActions = {
 
 type Props = {
   row: TreeRow;
-  size: string;
+  size: ReactNode;
   /** undefined for files and links. */
   expanded: boolean | undefined;
   executable: boolean;

@@ -14,6 +14,7 @@ import { package_check_html_needs_web } from '../../paraglide/messages/package_c
 import { package_check_no_files } from '../../paraglide/messages/package_check_no_files.js';
 import { package_check_not_executable } from '../../paraglide/messages/package_check_not_executable.js';
 import { package_check_single_root_directory } from '../../paraglide/messages/package_check_single_root_directory.js';
+import { package_check_web_needs_page } from '../../paraglide/messages/package_check_web_needs_page.js';
 import { package_check_wrong_extension } from '../../paraglide/messages/package_check_wrong_extension.js';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -33,6 +34,7 @@ const m = {
   package_check_no_files,
   package_check_not_executable,
   package_check_single_root_directory,
+  package_check_web_needs_page,
   package_check_wrong_extension,
 };
 
@@ -59,6 +61,8 @@ export function warningText(warning: PackageWarning): string {
       return m.package_check_archive_entrypoint({ path, extension });
     case 'html_needs_web':
       return m.package_check_html_needs_web({ path, tags });
+    case 'web_needs_page':
+      return m.package_check_web_needs_page({ path });
     case 'extension_suggests_tag':
       return m.package_check_extension_suggests_tag({ path, extension, tags });
     case 'not_executable':

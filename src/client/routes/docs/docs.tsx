@@ -64,13 +64,16 @@ export default function DocsPage({ params }: ViewProps) {
   );
 }
 
-/** Links between docs pages stay in the single-page app instead of reloading it. */
+/**
+ * Links between docs pages stay in the single-page app instead of reloading it; links to what the
+ * server answers itself (the API, such as /api/openapi.json, and /health) are followed as they are.
+ */
 function followInternalLink(event: MouseEvent<HTMLElement>, navigate: (to: string) => void): void {
   if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   const anchor = (event.target as Element).closest?.('a');
   if (!anchor || anchor.target || !anchor.href) return;
   const url = new URL(anchor.href, location.href);
-  if (url.origin !== location.origin) return;
+  if (url.origin !== location.origin || /^\/(api|trpc)(\/|$)|^\/health$/.test(url.pathname)) return;
   event.preventDefault();
   navigate(url.pathname + url.search + url.hash);
 }

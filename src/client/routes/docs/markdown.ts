@@ -12,6 +12,6 @@ export function renderMarkdown(markdown: string): { html: string; title: string 
   // Bound to the current window at call time (a purifier made at import time keeps the window it saw).
   // The leading newline is for happy-dom (component tests), whose parser drops the first element of
   // markup that starts with a tag; browsers ignore it.
-  const html = DOMPurify(window).sanitize(`\n${raw}`, { USE_PROFILES: { html: true } }).trim();
+  const html = DOMPurify(window).sanitize(`\n${raw}`, { USE_PROFILES: { html: true }, FORBID_ATTR: ['style'] }).trim();
   return { html, title };
 }

@@ -26,8 +26,7 @@ import { homeCrumb, Page } from '../../components/page.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { ClientError } from '../../lib/errors.ts';
-import { useLanguage } from '../../lib/i18n/index.ts';
-import { formatSize } from '../../../shared/format/size.ts';
+import { Size } from '../../components/size.tsx';
 import { plural } from '../../../shared/format/plural.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -37,7 +36,6 @@ const m = { dialog_confirm_title, dialog_prompt_title, experiment_count_label, e
 /** Spec §2 'experiment': a test page that shows every shared dialog, state and format. */
 export default function ExperimentPage() {
   const dialogs = useDialogs();
-  const { language } = useLanguage();
   const [result, setResult] = useState('');
   const [bytes, setBytes] = useState(1536);
   const [count, setCount] = useState(1);
@@ -115,7 +113,7 @@ export default function ExperimentPage() {
           <label htmlFor={ids.bytes}>{m.experiment_size_label()}</label>
           <input id={ids.bytes} className="input" type="number" min={0} value={bytes} onChange={(event) => setBytes(Number(event.target.value))} />
           <output htmlFor={ids.bytes} data-testid="experiment-size">
-            {formatSize(bytes, language)}
+            <Size bytes={bytes} />
           </output>
         </div>
         <div className="field">

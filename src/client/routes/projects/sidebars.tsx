@@ -1,38 +1,53 @@
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { project_sidebar_branches } from '../../paraglide/messages/project_sidebar_branches.js';
 import { project_sidebar_empty } from '../../paraglide/messages/project_sidebar_empty.js';
 import { project_sidebar_versions } from '../../paraglide/messages/project_sidebar_versions.js';
+import { invite_page_awaiting } from '../../paraglide/messages/invite_page_awaiting.js';
 import { package_page_sidebar } from '../../paraglide/messages/package_page_sidebar.js';
+import { projects_list_empty } from '../../paraglide/messages/projects_list_empty.js';
 import { projects_title } from '../../paraglide/messages/projects_title.js';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';
+import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { trpc } from '../../lib/trpc.ts';
+import type { Project } from '../../../shared/schemas/projects.ts';
 import { branchHref, packageHref, projectHref, versionHref } from './links.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { package_page_sidebar, project_sidebar_branches, project_sidebar_empty, project_sidebar_versions, projects_title };
+const m = { invite_page_awaiting, package_page_sidebar, project_sidebar_branches, project_sidebar_empty, project_sidebar_versions, projects_list_empty, projects_title };
 
 type SidebarItem = { id: string; title: string; href: string };
 
+type SidebarListProps = {
+  label: string;
+  items: SidebarItem[] | undefined;
+  currentId?: string;
+  query: { error: unknown; refetch: () => unknown };
+  /** Shown above the list; an empty list then says nothing more. */
+  note?: ReactNode;
+  emptyText?: string;
+};
+
 /** A labelled list of sibling pages; the current one is marked (aria-current) rather than linked. */
-export function SidebarList({ label, items, currentId, query }: { label: string; items: SidebarItem[] | undefined; currentId?: string; query: { error: unknown; refetch: () => unknown } }) {
+export function SidebarList({ label, items, currentId, query, note, emptyText }: SidebarListProps) {
   const headingId = useId();
   return (
     <nav className="sidebar_nav" aria-labelledby={headingId}>
       <h2 id={headingId} className="sidebar_heading">
         {label}
       </h2>
+      {note ? <p className="sidebar_note">{note}</p> : null}
       {query.error ? <ErrorState error={query.error} onRetry={() => void query.refetch()} /> : null}
       {!items && !query.error ? <LoadingState /> : null}
-      {items && items.length === 0 ? <p className="sidebar_empty">{m.project_sidebar_empty()}</p> : null}
+      {items && items.length === 0 && !note ? <p className="sidebar_empty">{emptyText ?? m.project_sidebar_empty()}</p> : null}
       {items && items.length > 0 ? (
         <ul className="sidebar_list">
           {items.map((item) => (
             <li key={item.id}>
               <Link href={item.href} aria-current={item.id === currentId ? 'page' : undefined} className="sidebar_link">
-                {item.title}
+                <bdi>{item.title}</bdi>
               </Link>
             </li>
           ))}
@@ -42,13 +57,27 @@ export function SidebarList({ label, items, currentId, query }: { label: string;
   );
 }
 
-/** The caller's other projects; nothing for visitors, who have no project list. */
-export function ProjectsSidebar({ currentProjectId }: { currentProjectId: string }) {
+/**
+ * The caller's projects; nothing for visitors, who have no project list. A member waiting for approval
+ * is told so (the project is not in their list yet); someone viewing a project that is not theirs with
+ * no projects of their own reads that, not an empty-state that seems to be about this project.
+ */
+export function ProjectsSidebar({ project }: { project: Project }) {
   const auth = useAuth();
   const query = trpc.projects.mine.useQuery(undefined, { enabled: auth.status === 'authenticated' });
   if (auth.status !== 'authenticated') return null;
-  const items = query.data?.map((project) => ({ id: project.id, title: project.title, href: projectHref(project.id) }));
-  return <SidebarList label={m.projects_title()} items={items} currentId={currentProjectId} query={query} />;
+  const items = query.data?.map((mine) => ({ id: mine.id, title: mine.title, href: projectHref(mine.id) }));
+  const note = project.userIsPending ? rich(m.invite_page_awaiting({ project: slot('project') }), { project: <bdi>{project.title}</bdi> }) : undefined;
+  return (
+    <SidebarList
+      label={m.projects_title()}
+      items={items}
+      currentId={project.id}
+      query={query}
+      note={note}
+      emptyText={project.userIsListed ? undefined : m.projects_list_empty()}
+    />
+  );
 }
 
 export function BranchesSidebar({ projectId, currentBranchId }: { projectId: string; currentBranchId?: string }) {

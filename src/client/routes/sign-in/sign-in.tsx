@@ -29,6 +29,8 @@ import { useAuth } from '../../lib/auth/auth.tsx';
 import { peekReturnTo, rememberReturnTo, takeReturnTo } from '../../lib/auth/return-to.ts';
 import { fieldValue } from '../../lib/form.ts';
 import { errorText, toDisplayError, type DisplayError } from '../../lib/errors.ts';
+import { passwordShapeProblem } from '../../../shared/schemas/password-rules.ts';
+import { passwordProblemOf, passwordProblemText } from './password-problem.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -48,18 +50,27 @@ export function SignInScreen({ intent, required = false }: { intent: 'login' | '
   const ids = { name: useId(), password: useId(), title: useId(), nameHint: useId(), passwordHint: useId(), problem: useId() };
   const isRegister = intent === 'register';
   const title = isRegister ? m.auth_register_title() : m.auth_sign_in_title();
+  const passwordProblem = problem ? passwordProblemOf(problem) : undefined;
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (pending) return;
     const form = event.currentTarget;
     const displayName = fieldValue(form, 'title').trim();
+    const name = fieldValue(form, 'name');
+    const password = fieldValue(form, 'password');
+    // The shape rules are checked here at once; the server also refuses common passwords.
+    const shape = isRegister ? passwordShapeProblem(password, name) : undefined;
+    if (shape) {
+      setProblem({ code: 'bad_param', details: { field: 'password', reason: shape } });
+      return;
+    }
     setPending(true);
     setProblem(undefined);
     try {
       await auth.signInWithPassword({
-        name: fieldValue(form, 'name'),
-        password: fieldValue(form, 'password'),
+        name,
+        password,
         intent,
         ...(isRegister && displayName ? { title: displayName } : {}),
       });
@@ -131,6 +142,7 @@ export function SignInScreen({ intent, required = false }: { intent: 'login' | '
             minLength={8}
             maxLength={256}
             aria-describedby={isRegister ? ids.passwordHint : undefined}
+            aria-invalid={passwordProblem ? true : undefined}
           />
           {isRegister ? (
             <p id={ids.passwordHint} className="field_hint">
@@ -146,7 +158,7 @@ export function SignInScreen({ intent, required = false }: { intent: 'login' | '
         ) : null}
         {problem ? (
           <p id={ids.problem} className="form_problem" role="alert" data-error-code={problem.code}>
-            {m.dialog_error_message({ text: errorText(problem) })}
+            {passwordProblem ? passwordProblemText(passwordProblem) : m.dialog_error_message({ text: errorText(problem) })}
           </p>
         ) : null}
         <div className="actions">

@@ -3,8 +3,10 @@ import { store_branch_version } from '../../paraglide/messages/store_branch_vers
 import { store_branches_empty } from '../../paraglide/messages/store_branches_empty.js';
 import { store_branches_heading } from '../../paraglide/messages/store_branches_heading.js';
 import { store_packages_heading } from '../../paraglide/messages/store_packages_heading.js';
+import { MarkdownView } from '../../components/markdown-view.tsx';
 import { EmptyState } from '../../components/states.tsx';
 import { useLanguage } from '../../lib/i18n/react.tsx';
+import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { formatDateTime } from '../../../shared/format/date.ts';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
 import { StorePackages } from './store-packages.tsx';
@@ -41,13 +43,16 @@ function StoreBranchCard({ projectId, branch }: { projectId: string; branch: Sto
   return (
     <article aria-labelledby={headingId}>
       <h3 id={headingId} className="store_branch_title">
-        {branch.title}
+        <bdi>{branch.title}</bdi>
       </h3>
-      <p className="store_branch_version">{m.store_branch_version({ version: branch.versionTitle })}</p>
+      <p className="store_branch_version">{rich(m.store_branch_version({ version: slot('version') }), { version: <bdi>{branch.versionTitle}</bdi> })}</p>
       <p className="store_branch_published">
         <time dateTime={branch.branchVersionPublished}>{m.store_branch_published({ date: formatDateTime(branch.branchVersionPublished, language) })}</time>
       </p>
-      {branch.versionDescription ? <p className="store_version_description">{branch.versionDescription}</p> : null}
+      {branch.versionDescription.trim() ? (
+        // Sanitised markdown as on the version page; its headings sit below the card's h3.
+        <MarkdownView markdown={branch.versionDescription} headingOffset={3} className="store_version_description" />
+      ) : null}
       <h4 className="store_packages_heading">{m.store_packages_heading()}</h4>
       <StorePackages projectId={projectId} branchId={branch.id} packages={branch.packages} />
     </article>

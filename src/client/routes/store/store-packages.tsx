@@ -1,11 +1,10 @@
 import { Link } from 'wouter';
 import { package_page_play_browser } from '../../paraglide/messages/package_page_play_browser.js';
 import { store_packages_empty } from '../../paraglide/messages/store_packages_empty.js';
+import { Size } from '../../components/size.tsx';
 import { EmptyState } from '../../components/states.tsx';
 import { TagList } from '../../components/tag-list.tsx';
-import { useLanguage } from '../../lib/i18n/index.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { formatSize } from '../../../shared/format/size.ts';
 import { storePlayHref } from '../projects/links.ts';
 import { DownloadButtons, type DownloadSource } from '../projects/package/package-downloads.tsx';
 import { WEB_TAG } from '../projects/package/package-launchers.tsx';
@@ -33,7 +32,6 @@ export function StorePackages({ projectId, branchId, packages }: { projectId: st
  * published to a public branch). Should it fail, the id and the downloads still show.
  */
 function StorePackage({ projectId, branchId, packageId }: { projectId: string; branchId: string; packageId: string }) {
-  const { language } = useLanguage();
   const utils = trpc.useUtils();
   const details = trpc.packages.get.useQuery({ project: projectId, package: packageId });
   const pkg = details.data;
@@ -45,11 +43,11 @@ function StorePackage({ projectId, branchId, packageId }: { projectId: string; b
   return (
     <div className="store_package_body">
       <div className="store_package_info">
-        <p className="store_package_title">{pkg ? pkg.title : <code>{packageId}</code>}</p>
+        <p className="store_package_title">{pkg ? <bdi>{pkg.title}</bdi> : <code>{packageId}</code>}</p>
         {pkg ? (
           <>
             <TagList tags={pkg.tags} />
-            {pkg.size !== null ? <span className="store_package_size">{formatSize(pkg.size, language)}</span> : null}
+            {pkg.size !== null ? <Size bytes={pkg.size} className="store_package_size" /> : null}
           </>
         ) : null}
       </div>

@@ -40,7 +40,9 @@ export default function StoreProjectPage({ params }: ViewProps) {
   return (
     <Page title={project.title} breadcrumb={[homeCrumb(), storeCrumb(), { label: project.title }]} pageClass="page_store_project">
       <div className="store_header">
-        <h1>{project.title}</h1>
+        <h1>
+          <bdi>{project.title}</bdi>
+        </h1>
         <StoreActions project={project} />
       </div>
       <ThirdPartyNotice />

@@ -4,6 +4,7 @@ import { passwordSignInInput, sessionSchema } from '../../../shared/schemas/auth
 import type { Deps } from '../../deps.ts';
 import { actorResolver } from '../../http/actor.ts';
 import { requestOriginOf } from '../../http/request-origin.ts';
+import { assertSameOrigin } from '../../http/same-origin.ts';
 import { clearedSessionCookie, sessionCookie, sessionTokenFromCookie } from '../../http/session-cookie.ts';
 import { bearerTokenOf } from './tokens.ts';
 import { clearSession, getSession, signInWithPassword } from './auth.service.ts';
@@ -13,6 +14,7 @@ export function authRoutes(deps: Deps) {
     .post(
       '/password',
       async ({ body, request, server, set }) => {
+        assertSameOrigin(deps.config, request);
         const signedIn = await signInWithPassword(deps, body, requestOriginOf(deps.config, request, server));
         set.headers['set-cookie'] = sessionCookie(deps.config, signedIn.token, new Date(signedIn.session.expiration!));
         return signedIn.session;
@@ -37,7 +39,8 @@ export function authRoutes(deps: Deps) {
     .use(actorResolver(deps))
     .post(
       '/clear',
-      async ({ actor, set }) => {
+      async ({ actor, request, set }) => {
+        assertSameOrigin(deps.config, request);
         await clearSession(deps, actor);
         set.headers['set-cookie'] = clearedSessionCookie(deps.config);
         return { ok: true };

@@ -8,8 +8,9 @@ import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from './actor.ts';
 import { decoyPasswordHash, hashPassword, verifyPasswordHash } from './password-hash.ts';
+import { assertAcceptableNewPassword } from './password-policy.ts';
 import { findLiveSession, type LiveSession } from './principal.ts';
-import { assertSignInAllowed, clearSignInFailures, recordSignInFailure } from './sign-in-limits.ts';
+import { reserveSignInAttempt, settleSuccessfulSignIn } from './sign-in-limits.ts';
 import { generateToken, hashToken } from './tokens.ts';
 
 export type RequestOrigin = { address?: string; userAgent?: string };
@@ -32,21 +33,20 @@ export async function signInWithPassword(deps: Deps, rawInput: PasswordSignInInp
 }
 
 async function verifyPassword(deps: Deps, name: string, password: string, origin: RequestOrigin): Promise<string> {
-  await assertSignInAllowed(deps.db, deps.config.signInLimits, name, origin.address);
+  // Counted before the (deliberately slow) hash, so guesses sent at once cannot all slip through.
+  const attempt = await reserveSignInAttempt(deps.db, deps.config.signInLimits, name, origin.address);
   const [credential] = await deps.db
     .select({ userId: credentials.userId, secretHash: credentials.secretHash })
     .from(credentials)
     .where(and(eq(credentials.provider, 'password'), eq(credentials.name, name)));
   const valid = await verifyPasswordHash(password, credential?.secretHash ?? (await decoyPasswordHash(deps.config.passwordHash)));
-  if (!credential || !valid) {
-    await recordSignInFailure(deps.db, name, origin.address);
-    throw new AppError('wrong_credentials', 'Wrong user name or password');
-  }
-  await clearSignInFailures(deps.db, name);
+  if (!credential || !valid) throw new AppError('wrong_credentials', 'Wrong user name or password');
+  await settleSuccessfulSignIn(deps.db, attempt);
   return credential.userId;
 }
 
 async function registerUser(deps: Deps, input: { name: string; password: string; title?: string }): Promise<string> {
+  assertAcceptableNewPassword(input.password, input.name, deps.config.appName);
   const secretHash = await hashPassword(deps.config.passwordHash, input.password);
   return deps.db.transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(${registrationLockId})`);

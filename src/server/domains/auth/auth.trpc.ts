@@ -1,16 +1,16 @@
 import { passwordSignInInput } from '../../../shared/schemas/auth.ts';
 import { clearedSessionCookie, sessionCookie } from '../../http/session-cookie.ts';
-import { procedure, router, sessionlessProcedure } from '../../trpc/init.ts';
+import { cookieClearingProcedure, cookieSettingProcedure, router, sessionlessProcedure } from '../../trpc/init.ts';
 import { clearSession, getSession, signInWithPassword } from './auth.service.ts';
 
 export const authRouter = router({
   session: sessionlessProcedure.query(({ ctx }) => getSession(ctx.deps, ctx.token ?? ctx.cookieToken)),
-  password: sessionlessProcedure.input(passwordSignInInput).mutation(async ({ ctx, input }) => {
+  password: cookieSettingProcedure.input(passwordSignInInput).mutation(async ({ ctx, input }) => {
     const signedIn = await signInWithPassword(ctx.deps, input, ctx.origin);
     ctx.resHeaders.append('set-cookie', sessionCookie(ctx.deps.config, signedIn.token, new Date(signedIn.session.expiration!)));
     return signedIn.session;
   }),
-  clear: procedure.mutation(async ({ ctx }) => {
+  clear: cookieClearingProcedure.mutation(async ({ ctx }) => {
     await clearSession(ctx.deps, ctx.actor);
     ctx.resHeaders.append('set-cookie', clearedSessionCookie(ctx.deps.config));
     return { ok: true };

@@ -7,45 +7,74 @@ import { AppError } from '../../errors.ts';
 export const signInWindowMinutes = 15;
 export type SignInLimits = { perAccount: number; perAddress: number };
 
-const keysOf = (name: string, address: string | undefined) => ({
+/**
+ * The counters one attempt touches: the account across all addresses, the account from this address,
+ * and this address across all accounts. Always in this order, so concurrent attempts lock rows alike.
+ */
+type AttemptKeys = { account: string; pair?: string; address?: string };
+
+const keysOf = (name: string, address: string | undefined): AttemptKeys => ({
   account: `account:${name}`,
+  pair: address ? `pair:${name}|${address}` : undefined,
   address: address ? `address:${address}` : undefined,
 });
 
-/** Refuses a sign-in while its account or address has used up its failures in the current window. */
-export async function assertSignInAllowed(db: Database, limits: SignInLimits, name: string, address: string | undefined): Promise<void> {
+/** An attempt counted as failed until settled as a success. */
+export type SignInAttempt = { keys: AttemptKeys };
+
+const inWindow = sql`${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInWindowMinutes})`;
+
+function limitReached(): AppError {
+  return new AppError('limit_exceeded', `Too many failed sign-ins; try again in ${signInWindowMinutes} minutes`);
+}
+
+/**
+ * Counts the attempt as a failure BEFORE the password is checked, in one transaction whose row locks
+ * serialise attempts on the same counters (in one process or many): N guesses sent at once consume N
+ * attempts. Refused, counting nothing, when this address has used up its failures, or when the account
+ * has and this address is among those that failed on it: an address that never failed on the account
+ * (its owner's) can still sign in, so nobody can lock anybody out with a few guesses.
+ */
+export async function reserveSignInAttempt(db: Database, limits: SignInLimits, name: string, address: string | undefined): Promise<SignInAttempt> {
   const keys = keysOf(name, address);
-  const rows = await db
-    .select({ key: signInFailures.key, failures: signInFailures.failures })
-    .from(signInFailures)
-    .where(
-      sql`${inArray(signInFailures.key, [keys.account, keys.address].filter((key): key is string => !!key))} and ${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInWindowMinutes})`,
-    );
-  for (const row of rows) {
-    const limit = row.key === keys.account ? limits.perAccount : limits.perAddress;
-    if (row.failures >= limit) {
-      throw new AppError('limit_exceeded', `Too many failed sign-ins; try again in ${signInWindowMinutes} minutes`);
+  await db.transaction(async (tx) => {
+    const before = new Map<string, number>();
+    for (const key of [keys.account, keys.pair, keys.address]) {
+      if (!key) continue;
+      const [row] = await tx
+        .insert(signInFailures)
+        .values({ key, failures: 1, windowStartedAt: new Date() })
+        .onConflictDoUpdate({
+          target: signInFailures.key,
+          set: {
+            failures: sql`case when ${inWindow} then ${signInFailures.failures} + 1 else 1 end`,
+            windowStartedAt: sql`case when ${inWindow} then ${signInFailures.windowStartedAt} else now() end`,
+          },
+        })
+        .returning({ failures: signInFailures.failures });
+      before.set(key, row!.failures - 1);
     }
-  }
+    const count = (key: string | undefined) => (key ? (before.get(key) ?? 0) : 0);
+    const addressSpent = keys.address !== undefined && count(keys.address) >= limits.perAddress;
+    const pairSpent = count(keys.pair) >= limits.perAccount;
+    const accountLockedHere = count(keys.account) >= limits.perAccount && (keys.pair === undefined || count(keys.pair) >= 1);
+    // Throwing rolls the increments back: a refused attempt is not counted.
+    if (addressSpent || pairSpent || accountLockedHere) throw limitReached();
+  });
+  return { keys };
 }
 
-export async function recordSignInFailure(db: Database, name: string, address: string | undefined): Promise<void> {
-  const keys = keysOf(name, address);
-  for (const key of [keys.account, keys.address]) {
-    if (!key) continue;
+/**
+ * A successful sign-in clears the account's counters and gives this address its attempt back; a
+ * failed one stays counted.
+ */
+export async function settleSuccessfulSignIn(db: Database, attempt: SignInAttempt): Promise<void> {
+  const { account, pair, address } = attempt.keys;
+  await db.delete(signInFailures).where(inArray(signInFailures.key, pair ? [account, pair] : [account]));
+  if (address) {
     await db
-      .insert(signInFailures)
-      .values({ key, failures: 1, windowStartedAt: new Date() })
-      .onConflictDoUpdate({
-        target: signInFailures.key,
-        set: {
-          failures: sql`case when ${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInWindowMinutes}) then ${signInFailures.failures} + 1 else 1 end`,
-          windowStartedAt: sql`case when ${signInFailures.windowStartedAt} > now() - make_interval(mins => ${signInWindowMinutes}) then ${signInFailures.windowStartedAt} else now() end`,
-        },
-      });
+      .update(signInFailures)
+      .set({ failures: sql`greatest(${signInFailures.failures} - 1, 0)` })
+      .where(inArray(signInFailures.key, [address]));
   }
-}
-
-export async function clearSignInFailures(db: Database, name: string): Promise<void> {
-  await db.delete(signInFailures).where(inArray(signInFailures.key, [keysOf(name, undefined).account]));
 }

@@ -3,10 +3,9 @@ import { branches, branchVersions, packages, projects, versionPackages } from '.
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import type { Actor } from '../auth/actor.ts';
-import { describePackage } from './package-json.ts';
 import { getReadyPackage } from './package-content.ts';
 import { findPackageRow, isPackagePublic, packageColumns, type PackageRow } from './package-rows.ts';
-import { packageFileName } from '../../../shared/packages/file-name.ts';
+import { packageDownloadName } from '../../../shared/packages/package-name.ts';
 
 /** A ready package with what names its downloads. */
 export type DownloadablePackage = { row: PackageRow; projectTitle: string; isPublic: boolean };
@@ -60,16 +59,7 @@ export async function getPackageForFile(deps: Deps, packageId: string): Promise<
   return { row, projectTitle: await projectTitleOf(deps, row.projectId), isPublic: await isPackagePublic(deps.db, packageId) };
 }
 
-/** '{project title} {package title}.zip' (spec §7); the archive and index keep the stem. */
-export function downloadFileName(item: DownloadablePackage, kind: 'archive' | 'index' | 'zip'): string {
-  const zipName = packageFileName(item.projectTitle, describePackage(item.row).title);
-  const stem = zipName.slice(0, -'.zip'.length);
-  switch (kind) {
-    case 'zip':
-      return zipName;
-    case 'archive':
-      return `${stem}.cartridge`;
-    case 'index':
-      return `${stem}.cartridge-index`;
-  }
+/** '{project title} {package title}.zip' (spec §7); '.crt' for the archive, '.crt-index' for the index. */
+export function downloadFileName(item: DownloadablePackage, kind: 'archive' | 'index' | 'zip' | 'torrent'): string {
+  return packageDownloadName(item.projectTitle, item.row, kind);
 }

@@ -37,9 +37,16 @@ export async function zipFileOf(deps: Pick<Deps, 'storage'>, row: DownloadablePa
   return zipLayout(index, crcs);
 }
 
+/**
+ * Rules of the ZIP writer, part of a cached ZIP's key: a ZIP cached under older rules is never served
+ * again. 2: links leading out of the package and names a ZIP cannot hold are refused (zip/zip-rules.ts).
+ */
+const ZIP_RULES_VERSION = 2;
+
 /** Cache key of a generated download: the package's content never changes once it is ready. */
 export function cachedDownloadKey(row: Pick<DownloadablePackage['row'], 'id' | 'indexHash'>, kind: 'zip' | 'archive'): string {
-  return `${row.id}-${row.indexHash!.slice(0, 16)}.${kind}`;
+  const stem = `${row.id}-${row.indexHash!.slice(0, 16)}`;
+  return kind === 'zip' ? `${stem}-r${ZIP_RULES_VERSION}.zip` : `${stem}.${kind}`;
 }
 
 /**

@@ -67,9 +67,17 @@ async function readArchiveParts(deps: Deps, row: PackageRow, parts: PartDescript
   }
 }
 
+/** A path in a reply: whole up to beyond the 4096-byte path limit, shortened for hostile ones (a 100,000-byte name). */
+function shorten(text: string, max = 4200): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** An archive the reader refuses is the client's fault: 400 bad_param naming the archive code and, when known, the path. */
 function asFinalizeError(error: unknown): unknown {
-  if (isArchiveError(error)) return new AppError('bad_param', `Invalid archive: ${error.code} (${error.message})`, { archiveError: error.code });
-  return error;
+  if (!isArchiveError(error)) return error;
+  const where = error.path === undefined ? '' : ` at '${shorten(error.path)}'`;
+  const details = error.path === undefined ? { archiveError: error.code } : { archiveError: error.code, path: shorten(error.path) };
+  return new AppError('bad_param', `Invalid archive: ${error.code}${where} (${shorten(error.message)})`, details);
 }
 
 /** Stores the archive's own chunks (skipping ones already stored) and returns them, one chunk in memory at a time. */

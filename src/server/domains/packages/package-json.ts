@@ -1,16 +1,16 @@
-import { defaultPackageTitle } from '../../../shared/packages/default-title.ts';
+import { packageTitle } from '../../../shared/packages/package-name.ts';
 import type { Package } from '../../../shared/schemas/packages.ts';
 import type { PackageRow } from './package-rows.ts';
 
 /**
- * A package without its own title (title null) shows the spec's default "derived from version and
- * tags" (src/shared/packages/default-title.ts): the tags alone ('Linux x86 64-bit', or 'Package') in
- * project lists, prefixed by the version's title ('1.2.0 Linux x86 64-bit') when listed in a version.
+ * `title` is the package's name by the one rule of src/shared/packages/package-name.ts: its own title,
+ * else the one its tags give ('Linux x86 64-bit', or 'Package'); the same in every list, version and
+ * store, and in its download file names.
  */
-export function describePackage(row: PackageRow, versionTitle?: string): Package {
+export function describePackage(row: PackageRow): Package {
   return {
     id: row.id,
-    title: row.title ?? defaultPackageTitle(row.tags, versionTitle),
+    title: packageTitle(row),
     tags: row.tags,
     entrypoint: row.entrypoint,
     size: row.totalSize,

@@ -104,7 +104,7 @@ export async function listVersionPackages(deps: Deps, actor: Actor, projectId: s
     .innerJoin(packages, eq(packages.id, versionPackages.packageId))
     .where(eq(versionPackages.versionId, versionId))
     .orderBy(asc(versionPackages.position));
-  return (rows as PackageRow[]).map((row) => describePackage(row, version.title));
+  return (rows as PackageRow[]).map((row) => describePackage(row));
 }
 
 /** PATCH .../packages/{package}: {title} (null: the derived title again) and/or {tags}; needs patchPackage. */

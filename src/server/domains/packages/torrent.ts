@@ -83,5 +83,5 @@ export async function buildTorrent(deps: Deps, item: DownloadablePackage, appUrl
   torrent['creation date'] = Math.floor(item.row.createdAt.getTime() / 1000);
   delete torrent.announce;
   delete torrent['announce-list'];
-  return { fileName: `${zipName.slice(0, -'.zip'.length)}.torrent`, torrent: bencode.encode(torrent) };
+  return { fileName: downloadFileName(item, 'torrent'), torrent: bencode.encode(torrent) };
 }

@@ -57,6 +57,8 @@ export type ProjectAccess = {
   userIsListed: boolean;
   /** An approved member (pending invitees are not members yet). */
   userIsMember: boolean;
+  /** Waiting for an admin to approve the membership. */
+  userIsPending: boolean;
   userPossibleActions: ProjectAction[];
 };
 
@@ -110,6 +112,7 @@ export async function loadProjectAccess(deps: { db: Executor }, actor: Actor, pr
     userIsOwner: isOwner,
     userIsListed: isMember || (starred && row.isPublic),
     userIsMember: isMember,
+    userIsPending: row.pending === true,
     userPossibleActions: possibleActions(role, isOwner),
   };
 }

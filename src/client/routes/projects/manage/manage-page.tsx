@@ -39,7 +39,7 @@ export default function ManagePage({ params }: ViewProps) {
       pageClass="page_manage"
       title={(loaded) => m.manage_page_title({ project: loaded.title })}
       breadcrumb={(loaded) => [...projectCrumbs(loaded), { label: m.manage_crumb() }]}
-      sidebar={(loaded) => <ProjectsSidebar currentProjectId={loaded.id} />}
+      sidebar={(loaded) => <ProjectsSidebar project={loaded} />}
     >
       {(loaded) => (
         <>

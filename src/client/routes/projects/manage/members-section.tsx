@@ -20,10 +20,12 @@ export function MembersSection({ project }: { project: Project }) {
   return (
     <section className="section" aria-labelledby="manage-members">
       <h2 id="manage-members">{m.manage_members_heading()}</h2>
-      <p className="section_intro">
-        {users.data ? <span className="count">{plural(users.data.length, m.manage_members_count_one, m.manage_members_count_other)}</span> : null}
-        {canSetUser ? <> {m.manage_members_pending_intro()}</> : null}
-      </p>
+      {canSetUser ? <p className="section_intro">{m.manage_members_pending_intro()}</p> : null}
+      {users.data ? (
+        <p className="section_count" data-testid="members-count">
+          <span className="count">{plural(users.data.length, m.manage_members_count_one, m.manage_members_count_other)}</span>
+        </p>
+      ) : null}
       {users.isPending ? <LoadingState /> : null}
       {users.error ? <ErrorState error={users.error} onRetry={() => void users.refetch()} /> : null}
       {users.data ? (

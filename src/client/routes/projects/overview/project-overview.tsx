@@ -27,7 +27,7 @@ export default function ProjectOverviewPage({ params }: ViewProps) {
       pageClass="page_project_overview"
       title={(project) => project.title}
       breadcrumb={(project) => projectCrumbs(project)}
-      sidebar={(project) => <ProjectsSidebar currentProjectId={project.id} />}
+      sidebar={(project) => <ProjectsSidebar project={project} />}
     >
       {(project) => <Overview project={project} />}
     </ProjectFrame>
@@ -43,7 +43,9 @@ function Overview({ project }: { project: Project }) {
   return (
     <>
       <div className="project_overview_head">
-        <h1>{project.title}</h1>
+        <h1>
+          <bdi>{project.title}</bdi>
+        </h1>
         <div className="actions">
           {project.isPublic ? (
             <Link href={storeHref(project.id)} className="button">

@@ -10,10 +10,9 @@ import { package_page_start_file_none } from '../../../paraglide/messages/packag
 import { package_page_status_errored } from '../../../paraglide/messages/package_page_status_errored.js';
 import { package_page_status_pending } from '../../../paraglide/messages/package_page_status_pending.js';
 import { ArchiveBrowser } from '../../../components/archive-browser.tsx';
+import { Size } from '../../../components/size.tsx';
 import { TagList } from '../../../components/tag-list.tsx';
-import { useLanguage } from '../../../lib/i18n/index.ts';
 import { trpc } from '../../../lib/trpc.ts';
-import { formatSize } from '../../../../shared/format/size.ts';
 import type { Package } from '../../../../shared/schemas/packages.ts';
 import { packagePlayHref } from '../links.ts';
 import type { PackageVia } from './package-actions.tsx';
@@ -37,7 +36,6 @@ const m = {
 
 /** Tags, total size and start file. */
 export function PackageFacts({ pkg }: { pkg: Package }) {
-  const { language } = useLanguage();
   return (
     <dl className="facts package_facts">
       <div>
@@ -48,7 +46,7 @@ export function PackageFacts({ pkg }: { pkg: Package }) {
       </div>
       <div>
         <dt>{m.package_page_size()}</dt>
-        <dd data-testid="package-size">{pkg.size === null ? m.package_page_size_pending() : <span title={`${pkg.size} B`}>{formatSize(pkg.size, language)}</span>}</dd>
+        <dd data-testid="package-size">{pkg.size === null ? m.package_page_size_pending() : <Size bytes={pkg.size} title={`${pkg.size} B`} />}</dd>
       </div>
       <div>
         <dt>{m.package_page_start_file()}</dt>

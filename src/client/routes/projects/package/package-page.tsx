@@ -30,7 +30,9 @@ export default function PackagePage({ params }: ViewProps) {
       {(project) =>
         pkg ? (
           <>
-            <h1 data-testid="package-title">{pkg.title}</h1>
+            <h1 data-testid="package-title">
+              <bdi>{pkg.title}</bdi>
+            </h1>
             <PackageActions project={project} pkg={pkg} via={via} />
             <PackageFacts pkg={pkg} />
             <PackageSections projectId={projectId} pkg={pkg} via={via} />

@@ -11,7 +11,7 @@ export type PackageRoute = {
   projectId: string;
   packageId: string;
   via: PackageVia;
-  /** The package; titled as in its version when reached through one (a default title names the version). */
+  /** The package (its title follows the one naming rule, src/shared/packages/package-name.ts, wherever it is reached from). */
   pkg: Package | undefined;
   query: { error: unknown; refetch: () => unknown };
   branchTitle: string | undefined;
@@ -38,7 +38,7 @@ export function usePackageRoute(params: Record<string, string>): PackageRoute {
     isNotFound(versionPackages.error) ||
     (via.branch !== undefined && branches.data !== undefined && !branch) ||
     (via.version !== undefined && versionPackages.data !== undefined && !inVersion);
-  const pkg = query.data && inVersion ? { ...query.data, title: inVersion.title } : via.version === undefined ? query.data : versionPackages.error ? query.data : undefined;
+  const pkg = query.data && inVersion ? query.data : via.version === undefined ? query.data : versionPackages.error ? query.data : undefined;
   return { projectId, packageId, via, pkg, query, branchTitle: branch?.title, versionTitle: version.data?.title, notFound };
 }
 

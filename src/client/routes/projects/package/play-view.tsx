@@ -4,12 +4,18 @@ import { play_page_not_web } from '../../../paraglide/messages/play_page_not_web
 import { play_page_title } from '../../../paraglide/messages/play_page_title.js';
 import { PlayFrame } from '../../../components/play-frame.tsx';
 import { ErrorState, LoadingState } from '../../../components/states.tsx';
+import { rich, slot } from '../../../lib/i18n/rich.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { package_page_status_pending, play_page_not_web, play_page_title };
 
 type PlayUrlQuery = { data?: { url: string }; dataUpdatedAt: number; error: unknown; refetch: () => unknown };
+
+/** 'Play {title}', the package title isolated (it may start with a version number). */
+function PlayTitle({ title }: { title: string }) {
+  return <h1>{rich(m.play_page_title({ title: slot('title') }), { title: <bdi>{title}</bdi> })}</h1>;
+}
 
 /** Signed play URLs last about an hour; a Reset after half of that starts from a fresh one. */
 const PLAY_URL_FRESH_MS = 30 * 60_000;
@@ -19,18 +25,23 @@ export const playUrlQueryOptions = { staleTime: Number.POSITIVE_INFINITY, refetc
 
 /** The body of both play pages: heading, a way back, then the game (or why there is none). */
 export function PlayView({ title, query, back, notReady }: { title: string; query: PlayUrlQuery; back: ReactNode; notReady?: boolean }) {
+  const header = (
+    <div className="play_header">
+      <PlayTitle title={title} />
+      {back}
+    </div>
+  );
+  if (!notReady && query.data) {
+    const onReset = () => (Date.now() - query.dataUpdatedAt > PLAY_URL_FRESH_MS ? void query.refetch() : undefined);
+    return <PlayFrame url={query.data.url} title={title} onReset={onReset} header={header} />;
+  }
   return (
     <>
-      <div className="play_header">
-        <h1>{m.play_page_title({ title })}</h1>
-        {back}
-      </div>
+      {header}
       {notReady ? (
         <p className="notice" role="status">
           {m.package_page_status_pending()}
         </p>
-      ) : query.data ? (
-        <PlayFrame url={query.data.url} title={title} onReset={() => (Date.now() - query.dataUpdatedAt > PLAY_URL_FRESH_MS ? void query.refetch() : undefined)} />
       ) : query.error ? (
         <ErrorState error={query.error} onRetry={() => void query.refetch()} />
       ) : (
@@ -45,7 +56,7 @@ export function NotPlayable({ title, back }: { title: string; back: ReactNode })
   return (
     <>
       <div className="play_header">
-        <h1>{m.play_page_title({ title })}</h1>
+        <PlayTitle title={title} />
         {back}
       </div>
       <p className="notice play_not_web" role="status" data-testid="play-not-web">

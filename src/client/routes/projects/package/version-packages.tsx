@@ -1,11 +1,10 @@
 import { Link } from 'wouter';
 import { package_page_size_pending } from '../../../paraglide/messages/package_page_size_pending.js';
 import { package_page_version_empty } from '../../../paraglide/messages/package_page_version_empty.js';
+import { Size } from '../../../components/size.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/states.tsx';
 import { TagList } from '../../../components/tag-list.tsx';
-import { useLanguage } from '../../../lib/i18n/index.ts';
 import { trpc } from '../../../lib/trpc.ts';
-import { formatSize } from '../../../../shared/format/size.ts';
 import { packageHref } from '../links.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -14,7 +13,6 @@ const m = { package_page_size_pending, package_page_version_empty };
 
 /** A version's packages in its order: title (to the package page, keeping the way in), tags, size. */
 export function VersionPackages({ projectId, versionId, branchId }: { projectId: string; versionId: string; branchId?: string }) {
-  const { language } = useLanguage();
   const query = trpc.packages.ofVersion.useQuery({ project: projectId, version: versionId });
   if (query.error) return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
   if (!query.data) return <LoadingState />;
@@ -25,11 +23,11 @@ export function VersionPackages({ projectId, versionId, branchId }: { projectId:
         <li key={pkg.id} className="item version_package" data-package-id={pkg.id}>
           <div className="item_main">
             <Link href={packageHref(projectId, pkg.id, { version: versionId, branch: branchId })} className="version_package_title">
-              {pkg.title}
+              <bdi>{pkg.title}</bdi>
             </Link>
             <TagList tags={pkg.tags} />
           </div>
-          <span className="version_package_size">{pkg.size === null ? m.package_page_size_pending() : formatSize(pkg.size, language)}</span>
+          <span className="version_package_size">{pkg.size === null ? m.package_page_size_pending() : <Size bytes={pkg.size} />}</span>
         </li>
       ))}
     </ul>

@@ -22,7 +22,9 @@ export function VersionDetails({ version, projectId, branchId, packages }: { ver
   const ids = { description: useId(), packages: useId() };
   return (
     <>
-      <h1>{version.title}</h1>
+      <h1>
+        <bdi>{version.title}</bdi>
+      </h1>
       <dl className="facts">
         <div>
           <dt>{m.version_created()}</dt>

@@ -1,3 +1,5 @@
+import { ArchiveError } from '../../../../shared/archive/index.ts';
+
 /**
  * ZIP records (APPNOTE 6.3.x) written by hand, on purpose. The spec wants ZIP downloads that are
  * byte-for-byte deterministic AND served with Range, which means the byte offset of every record must
@@ -47,22 +49,33 @@ class Writer {
     this.bytes = new Uint8Array(size);
     this.view = new DataView(this.bytes.buffer);
   }
-  u16(value: number) {
-    this.view.setUint16(this.position, value, true);
+  u16(value: number, what = '16-bit field') {
+    this.view.setUint16(this.position, fits(value, MAX16, what), true);
     this.position += 2;
   }
-  u32(value: number) {
-    this.view.setUint32(this.position, value >>> 0, true);
+  u32(value: number, what = '32-bit field') {
+    this.view.setUint32(this.position, fits(value, MAX32, what), true);
     this.position += 4;
   }
-  u64(value: number) {
-    this.view.setBigUint64(this.position, BigInt(value), true);
+  u64(value: number, what = '64-bit field') {
+    this.view.setBigUint64(this.position, BigInt(fits(value, Number.MAX_SAFE_INTEGER, what)), true);
     this.position += 8;
   }
   raw(bytes: Uint8Array) {
     this.bytes.set(bytes, this.position);
     this.position += bytes.byteLength;
   }
+}
+
+/**
+ * DataView silently wraps what does not fit (a 100,000-byte name's length became 34,464 and unzip read
+ * the rest of the header as a name): a value a field cannot hold refuses the ZIP instead.
+ */
+function fits(value: number, max: number, what: string): number {
+  if (!Number.isSafeInteger(value) || value < 0 || value > max) {
+    throw new ArchiveError('invalid_entry', `a ZIP ${what} cannot hold ${value} (at most ${max})`);
+  }
+  return value;
 }
 
 const needs64 = (value: number) => value >= MAX32;
@@ -84,7 +97,7 @@ export function encodeLocalHeader(entry: ZipEntry): Uint8Array {
   out.u32(entry.crc);
   out.u32(big ? MAX32 : entry.size);
   out.u32(big ? MAX32 : entry.size);
-  out.u16(entry.name.byteLength);
+  out.u16(entry.name.byteLength, 'name length');
   out.u16(big ? 20 : 0);
   out.raw(entry.name);
   if (big) {
@@ -121,8 +134,8 @@ export function encodeCentralHeader(entry: ZipEntry): Uint8Array {
   out.u32(entry.crc);
   out.u32(bigSize ? MAX32 : entry.size);
   out.u32(bigSize ? MAX32 : entry.size);
-  out.u16(entry.name.byteLength);
-  out.u16(extra);
+  out.u16(entry.name.byteLength, 'name length');
+  out.u16(extra, 'extra field length');
   out.u16(0); // comment length
   out.u16(0); // disk number
   out.u16(0); // internal attributes

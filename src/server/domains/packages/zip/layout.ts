@@ -14,6 +14,7 @@ import {
   type ZipEntry,
 } from './headers.ts';
 import { buildVirtualFile, type Segment, type VirtualFile } from './segments.ts';
+import { checkZipIndex, zipEntryName, zipRefusal } from './zip-rules.ts';
 
 const encoder = new TextEncoder();
 const EXECUTABLE_BIT = 1;
@@ -22,9 +23,19 @@ const EXECUTABLE_BIT = 1;
  * The ZIP of a package: every directory, file and symlink of the index in index order (UTF-8 byte
  * order, parents before children), names relative to the package root. Files hold their raw bytes
  * (chunks, decompressed), symlinks their target (Info-ZIP convention), directories nothing. Same
- * index + same CRCs → same bytes, on any process, any day.
+ * index + same CRCs → same bytes, on any process, any day. An index the ZIP must not or cannot hold
+ * (a symlink leading out of the package, a name too long: zip-rules.ts) throws an ArchiveError.
  */
 export function zipLayout(index: ArchiveIndex, crcs: Uint32Array): VirtualFile {
+  try {
+    checkZipIndex(index);
+    return layOut(index, crcs);
+  } catch (error) {
+    throw zipRefusal(error);
+  }
+}
+
+function layOut(index: ArchiveIndex, crcs: Uint32Array): VirtualFile {
   const segments: Segment[] = [];
   const entries: ZipEntry[] = [];
   let offset = 0;
@@ -32,13 +43,13 @@ export function zipLayout(index: ArchiveIndex, crcs: Uint32Array): VirtualFile {
   for (const { entry, parts } of walkEntries(index.root)) {
     const path = parts.join('/');
     if (entry.kind === 'directory') {
-      const zipEntry: ZipEntry = { name: encoder.encode(`${path}/`), size: 0, crc: 0, mode: MODE_DIRECTORY, offset };
+      const zipEntry: ZipEntry = { name: zipEntryName(entry.name, path, true), size: 0, crc: 0, mode: MODE_DIRECTORY, offset };
       entries.push(zipEntry);
       segments.push({ bytes: encodeLocalHeader(zipEntry) });
       offset += localHeaderSize(zipEntry);
     } else if (entry.kind === 'symlink') {
       const target = encoder.encode(entry.target);
-      const zipEntry: ZipEntry = { name: encoder.encode(path), size: target.byteLength, crc: crc32(target) >>> 0, mode: MODE_SYMLINK, offset };
+      const zipEntry: ZipEntry = { name: zipEntryName(entry.name, path, false), size: target.byteLength, crc: crc32(target) >>> 0, mode: MODE_SYMLINK, offset };
       entries.push(zipEntry);
       segments.push({ bytes: encodeLocalHeader(zipEntry) }, { bytes: target });
       offset += localHeaderSize(zipEntry) + target.byteLength;
@@ -46,7 +57,7 @@ export function zipLayout(index: ArchiveIndex, crcs: Uint32Array): VirtualFile {
       const crc = crcs[fileIndex++];
       if (crc === undefined) throw new Error('fewer CRC-32 values than files');
       const mode = entry.mode & EXECUTABLE_BIT ? MODE_EXECUTABLE : MODE_FILE;
-      const zipEntry: ZipEntry = { name: encoder.encode(path), size: entry.size, crc, mode, offset };
+      const zipEntry: ZipEntry = { name: zipEntryName(entry.name, path, false), size: entry.size, crc, mode, offset };
       entries.push(zipEntry);
       segments.push({ bytes: encodeLocalHeader(zipEntry) });
       for (const chunk of entry.chunks ?? []) segments.push({ chunk: chunkRefOf(chunk) });

@@ -1,0 +1,28 @@
+import { auth_password_blank } from '../../paraglide/messages/auth_password_blank.js';
+import { auth_password_common } from '../../paraglide/messages/auth_password_common.js';
+import { auth_password_repetitive } from '../../paraglide/messages/auth_password_repetitive.js';
+import { auth_password_same_as_name } from '../../paraglide/messages/auth_password_same_as_name.js';
+import { auth_password_too_long } from '../../paraglide/messages/auth_password_too_long.js';
+import { auth_password_too_short } from '../../paraglide/messages/auth_password_too_short.js';
+import type { PasswordProblem } from '../../../shared/schemas/password-rules.ts';
+import type { DisplayError } from '../../lib/errors.ts';
+
+const texts: Record<PasswordProblem, () => string> = {
+  too_short: auth_password_too_short,
+  too_long: auth_password_too_long,
+  blank: auth_password_blank,
+  same_as_name: auth_password_same_as_name,
+  repetitive: auth_password_repetitive,
+  common: auth_password_common,
+};
+
+export function passwordProblemText(problem: PasswordProblem): string {
+  return texts[problem]();
+}
+
+/** The password rule a refused registration broke, from the error's details ({ field, reason }). */
+export function passwordProblemOf(error: DisplayError): PasswordProblem | undefined {
+  const details = error.details as { field?: unknown; reason?: unknown } | undefined;
+  if (error.code !== 'bad_param' || details?.field !== 'password' || typeof details.reason !== 'string') return undefined;
+  return details.reason in texts ? (details.reason as PasswordProblem) : undefined;
+}

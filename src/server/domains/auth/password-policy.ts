@@ -1,0 +1,28 @@
+import { dictionary } from '@zxcvbn-ts/language-common';
+import { passwordProblemText, passwordShapeProblem, type PasswordProblem } from '../../../shared/schemas/password-rules.ts';
+import { AppError } from '../../errors.ts';
+
+/** zxcvbn-ts's list of the ≈ 49,000 most used passwords (lower-case), loaded on first use. */
+let commonPasswords: Set<string> | undefined;
+
+function isCommonPassword(password: string): boolean {
+  commonPasswords ??= new Set(dictionary['passwords-common']);
+  return commonPasswords.has(password.toLowerCase());
+}
+
+export function newPasswordProblem(password: string, userName: string, appName: string): PasswordProblem | undefined {
+  const shape = passwordShapeProblem(password, userName);
+  if (shape) return shape;
+  const lower = password.trim().toLowerCase();
+  if (isCommonPassword(password) || isCommonPassword(password.trim()) || lower === appName.toLowerCase()) return 'common';
+  return undefined;
+}
+
+/**
+ * Refuses a password a new account (or a password change) may not use: 400 naming the field, with
+ * the reason in details so clients can say it in the user's language.
+ */
+export function assertAcceptableNewPassword(password: string, userName: string, appName: string): void {
+  const problem = newPasswordProblem(password, userName, appName);
+  if (problem) throw new AppError('bad_param', `Invalid \`password\`: ${passwordProblemText[problem]}`, { field: 'password', reason: problem });
+}
