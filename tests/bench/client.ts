@@ -5,9 +5,9 @@
  *    (src/tools/build-binary.ts: minify, splitting, NODE_ENV=production, linked source maps), then the
  *    JS that index.html references plus everything those files import statically (lazy route chunks
  *    excluded), each gzipped with Bun.gzipSync level 9. Goal ≤ 150 KB (150 000 bytes).
- *    Also the same sum over what the running server really sends: Bun.serve bundles the HTML import
- *    at run time (`bun src/server/main.ts`, the tests) and, at the time of writing, without code
- *    splitting, so it ships every route in one chunk; the compiled binary splits.
+ *    Also the same sum over what the running server really sends: from source (`npm start`, the
+ *    tests) it builds the same split, minified bundle in memory (src/server/http/client-bundle.ts);
+ *    the compiled binary embeds it.
  * 2. Largest contentful paint of the home page (visitor) in Debian Chromium on loopback against the real
  *    server (tests/support startTestServer, production mode, hence its run-time bundle):
  *    PerformanceObserver 'largest-contentful-paint', median of BENCH_LCP_RUNS (5) cold loads, each in
