@@ -254,3 +254,9 @@ describe('new passwords (NIST SP 800-63B: length, no common or guessable choices
     expect((await signIn({ name: user.name, password: 'password' })).status).toBe(200);
   });
 });
+
+test('behind a proxy that rewrites the Host header, a browser saying same-origin may still sign in', async () => {
+  const user = await registerUser(server);
+  const response = await signIn({ name: user.name, password: user.password }, { origin: 'https://games.example.com', 'sec-fetch-site': 'same-origin' });
+  expect(response.status).toBe(200);
+});

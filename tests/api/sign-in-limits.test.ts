@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { inArray } from 'drizzle-orm';
+import { signInFailures } from '../../src/server/db/schema/index.ts';
+import { jobHandlers } from '../../src/server/jobs/handlers.ts';
 import { bootDeps, closeDeps } from '../../src/server/boot.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import { startServer } from '../../src/server/serve.ts';
@@ -121,4 +124,21 @@ if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database
       await closeDeps(other);
     }
   });
+});
+
+test('the hourly sweep forgets counters whose window ended, and only those', async () => {
+  const old = new Date(Date.now() - 16 * 60_000);
+  await server.deps.db.insert(signInFailures).values([
+    { key: 'account:sweep-old', failures: 4, windowStartedAt: old },
+    { key: 'address:192.0.2.200', failures: 9, windowStartedAt: old },
+    { key: 'account:sweep-new', failures: 2, windowStartedAt: new Date() },
+  ]);
+  const job = { id: 'sweep', kind: 'retention_sweep', payload: {} } as Parameters<typeof jobHandlers.retention_sweep>[1];
+  const result = await jobHandlers.retention_sweep(server.deps, job, { workerId: 'test', setProgress: async () => {} });
+  expect(result.signInCountersForgotten).toBeGreaterThanOrEqual(2);
+  const left = await server.deps.db
+    .select({ key: signInFailures.key })
+    .from(signInFailures)
+    .where(inArray(signInFailures.key, ['account:sweep-old', 'address:192.0.2.200', 'account:sweep-new']));
+  expect(left.map((row) => row.key)).toEqual(['account:sweep-new']);
 });

@@ -7,8 +7,10 @@ import { AppError } from '../errors.ts';
  * victim in as the attacker, or out — is refused on the routes that set or clear the session cookie.
  */
 export function isCrossSiteRequest(config: Config, request: Request): boolean {
+  // Browsers that send Sec-Fetch-Site (no page can forge it) are judged by it alone: it stays right
+  // behind a proxy that rewrites the Host header. Older ones are judged by Origin.
   const site = request.headers.get('sec-fetch-site');
-  if (site !== null && site !== 'same-origin' && site !== 'none') return true;
+  if (site !== null) return site !== 'same-origin' && site !== 'none';
   const origin = request.headers.get('origin');
   if (origin === null) return false;
   const allowed = new Set([new URL(request.url).origin]);

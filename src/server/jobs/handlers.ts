@@ -1,4 +1,5 @@
 import type { Deps } from '../deps.ts';
+import { forgetExpiredSignInCounters } from '../domains/auth/sign-in-limits.ts';
 import { applyRetention, enqueueRetentionForAllProjects, scheduleRetentionSweep } from '../domains/projects/retention.service.ts';
 import { collectPackageBlobs } from '../domains/packages/chunk-gc.service.ts';
 import { runResolve } from '../domains/packages/resolve.service.ts';
@@ -31,7 +32,8 @@ export const jobHandlers: { [K in JobKind]: JobHandler<K> } = {
     deps.jobSignal.notify();
     // Finished jobs are kept a week (their outputs are what clients and operators look at), then forgotten.
     const jobsForgotten = await deleteFinishedJobs(deps.db, finishedJobsKeptMs);
-    return { projects, jobsForgotten };
+    const signInCountersForgotten = await forgetExpiredSignInCounters(deps.db);
+    return { projects, jobsForgotten, signInCountersForgotten };
   },
 
   storage_sweep: async (deps) => {

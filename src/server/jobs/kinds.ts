@@ -10,17 +10,17 @@ import type { StorageSweepResult } from '../domains/packages/storage-sweep.servi
 export type JobKinds = {
   /** Enforces branch retention on one project (retention.service applyRetention). */
   retention: { payload: { projectId: string }; output: RetentionResult };
-  /**
-   * Hourly: queues a retention job for every project that has branches, forgets jobs finished over a
-   * week ago, and queues itself again.
-   */
   /** Checks a finalized patch against its base's chunks and marks it ready (packages resolve.service). */
   resolve: { payload: { packageId: string }; output: { package: string } };
   /** Deletes a deleted package's index, upload parts and chunk blobs no other package uses (chunk-gc.service). */
   chunk_gc: { payload: ChunkCollectionPayload; output: { deletedChunks: number } };
   /** Computes a ready package's ZIP CRC-32s and torrent ahead of the first download (packages downloads-prepare). */
   package_prepare: { payload: { packageId: string }; output: { prepared: boolean } };
-  retention_sweep: { payload: Record<string, never>; output: { projects: number; jobsForgotten: number } };
+  /**
+   * Hourly: queues a retention job for every project that has branches, forgets jobs finished over a
+   * week ago and sign-in counters whose window ended, and queues itself again.
+   */
+  retention_sweep: { payload: Record<string, never>; output: { projects: number; jobsForgotten: number; signInCountersForgotten: number } };
   /** Every 6 hours: removes what crashes and abandoned uploads left in storage (packages storage-sweep.service). */
   storage_sweep: { payload: Record<string, never>; output: StorageSweepResult };
 };

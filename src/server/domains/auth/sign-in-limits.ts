@@ -78,3 +78,15 @@ export async function settleSuccessfulSignIn(db: Database, attempt: SignInAttemp
       .where(inArray(signInFailures.key, [address]));
   }
 }
+
+/**
+ * Counters whose window ended are worth nothing (the next attempt starts a new window): the hourly
+ * sweep removes them, so guesses at made-up names and addresses do not pile up rows.
+ */
+export async function forgetExpiredSignInCounters(db: Database): Promise<number> {
+  const removed = await db
+    .delete(signInFailures)
+    .where(sql`${signInFailures.windowStartedAt} <= now() - make_interval(mins => ${signInWindowMinutes})`)
+    .returning({ key: signInFailures.key });
+  return removed.length;
+}
