@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { registerUser, type TestUser } from '../support/accounts.ts';
+import { uploadPackage } from '../support/packages.ts';
+import { createProject } from '../support/projects.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+/**
+ * Every REST operation of the OpenAPI document, fed a corpus of hostile input (wrong types, missing
+ * fields, NUL and control characters, huge strings, deep nesting, ids of nothing or of paths, hostile
+ * query values) as the project's owner: each answer is a catalogued error or a success, never a 500,
+ * and the server stays healthy. A route added later is swept without touching this file.
+ */
+let server: TestServer;
+let owner: TestUser;
+const ids: Record<string, string> = {};
+
+type Operation = { method: string; path: string; query: string[]; hasBody: boolean };
+let operations: Operation[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = await registerUser(server);
+  const project = await createProject(server, owner);
+  ids.project = project.id;
+  const call = async (method: string, path: string, json?: unknown) => (await server.fetch(path, { method, token: owner.token, json })).json();
+  ids.branch = (await call('POST', `/api/projects/${project.id}/branches`, { title: 'main' })).id;
+  ids.package = (await uploadPackage(server, owner, project.id, { 'index.html': '<p>hi</p>' }, { tags: ['os:web'] })).id;
+  ids.version = (await call('POST', `/api/projects/${project.id}/versions`, { title: '1.0', packages: [ids.package] })).id;
+  ids.invite = (await call('POST', `/api/projects/${project.id}/invites`, {})).id;
+  ids.session = (await call('GET', '/api/users/me/sessions'))[0].id;
+  ids.lang = 'en';
+  ids.page = 'index';
+  const document = (await (await server.fetch('/api/openapi.json')).json()) as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: unknown }>> };
+  operations = Object.entries(document.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({
+      method: method.toUpperCase(),
+      path,
+      query: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
+      hasBody: operation.requestBody !== undefined,
+    })),
+  );
+}, 60_000);
+afterAll(() => server.stop());
+
+const NUL = 'a\u0000b';
+const fieldNames = ['title', 'name', 'password', 'markdown', 'description', 'user', 'role', 'tags', 'entrypoint', 'basePackage', 'packages', 'token', 'parts', 'size', 'expires', 'seats', 'approved', 'isPublic', 'retention', 'tokens', 'images', 'lang', 'intent'];
+const everyField = (value: unknown) => Object.fromEntries(fieldNames.map((name) => [name, value]));
+const deep = (depth: number): unknown => (depth === 0 ? 'x' : { title: deep(depth - 1) });
+
+const bodies: [string, unknown][] = [
+  ['empty object', {}],
+  ['array', []],
+  ['string', 'text'],
+  ['number', 12],
+  ['null', null],
+  ['NUL in every field', everyField(NUL)],
+  ['escape sequences in every field', everyField('\u001b[31m\u0007\u202e')],
+  ['numbers in every field', everyField(-1)],
+  ['huge numbers in every field', everyField(Number.MAX_VALUE)],
+  ['objects in every field', everyField({ nested: true })],
+  ['arrays of NUL in every field', everyField([NUL, NUL])],
+  ['a 200 KB string in every field', everyField('x'.repeat(200_000 / fieldNames.length))],
+  ['nested 60 deep', deep(60)],
+  ['prototype keys', JSON.parse('{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"x":1}},"title":"proto"}')],
+];
+
+const hostileIds = ['a%00b', 'x'.repeat(300), '..%2F..%2Fetc%2Fpasswd', '%E2%80%AE', '1e309', '%20'];
+const hostileQuery = ['', NUL, 'x'.repeat(5000), '-1', '1e309', '[]', '{"$ne":null}'];
+
+function pathWith(path: string, replace: (name: string) => string): string {
+  return path.replace(/\{([^}]+)\}/g, (_, name: string) => replace(name));
+}
+
+async function expectNoServerError(method: string, path: string, init: RequestInit & { json?: unknown } = {}): Promise<void> {
+  const response = await server.fetch(path, { method, token: owner.token, ...init, signal: AbortSignal.timeout(10_000) });
+  const body = await response.text();
+  // The failing call itself in the message, not just the number.
+  expect(response.status < 500 ? 'answered' : `${method} ${path.slice(0, 200)} → ${response.status} ${body.slice(0, 300)}`).toBe('answered');
+}
+
+test('no operation answers 500 to hostile bodies', async () => {
+  const withBodies = operations.filter((operation) => operation.hasBody && operation.method !== 'DELETE');
+  expect(withBodies.length).toBeGreaterThan(10);
+  for (const operation of withBodies) {
+    const path = pathWith(operation.path, (name) => ids[name] ?? 'unknown');
+    for (const [, json] of bodies) await expectNoServerError(operation.method, path, { json });
+  }
+}, 60_000);
+
+test('no operation answers 500 to hostile ids in its path', async () => {
+  const withIds = operations.filter((operation) => operation.path.includes('{'));
+  expect(withIds.length).toBeGreaterThan(30);
+  for (const operation of withIds) {
+    for (const id of hostileIds) {
+      const path = pathWith(operation.path, () => id);
+      await expectNoServerError(operation.method, path, operation.hasBody ? { json: { title: 'x' } } : {});
+    }
+  }
+}, 60_000);
+
+test('no operation answers 500 to hostile query values', async () => {
+  const withQuery = operations.filter((operation) => operation.query.length > 0 && operation.path !== '/api/jobs');
+  expect(withQuery.length).toBeGreaterThan(3);
+  for (const operation of withQuery) {
+    const path = pathWith(operation.path, (name) => ids[name] ?? 'unknown');
+    for (const value of hostileQuery) {
+      const query = operation.query.map((name) => `${name}=${encodeURIComponent(value)}`).join('&');
+      await expectNoServerError(operation.method, `${path}?${query}`);
+      await expectNoServerError(operation.method, `${path}?${operation.query.map((name) => `${name}=a&${name}=b`).join('&')}`);
+    }
+  }
+}, 60_000);
+
+test('after the sweep the server is healthy and the owner still owns the project', async () => {
+  expect((await server.fetch('/health')).status).toBe(200);
+  const project = await (await server.fetch(`/api/projects/${ids.project}`, { token: owner.token })).json();
+  expect(project.id).toBe(ids.project);
+  const me = await (await server.fetch('/api/users/me', { token: owner.token })).json();
+  expect(me.isAdmin).toBe(true);
+});
