@@ -123,6 +123,15 @@ async function checkClient(running: RunningBinary): Promise<void> {
       `${running.label}: ${path} serves the client's HTML`,
       `${response.status} ${response.headers.get('content-type')}`,
     );
+    const policy = response.headers.get('content-security-policy') ?? '';
+    const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi)].map(
+      (match) => `'sha256-${new Bun.CryptoHasher('sha256').update(match[1]!).digest('base64')}'`,
+    );
+    check(
+      policy.includes("frame-ancestors 'none'") && !policy.includes('unsafe-inline') && inline.every((hash) => policy.includes(hash)),
+      `${running.label}: ${path} has a CSP that allows its inline theme script by hash only, and no framing`,
+      policy,
+    );
     if (path !== '/') continue;
     const assets = [...html.matchAll(/(?:src|href)="(\/[^"]+\.(?:js|css))"/g)].map((match) => match[1]!);
     check(assets.some((asset) => asset.endsWith('.js')), `${running.label}: the HTML links a bundled script`, html.slice(0, 300));
