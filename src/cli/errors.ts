@@ -1,4 +1,4 @@
-import { TriedFewTimesError, UploadRequestError } from '../shared/upload/index.ts';
+import { ApiError, TriedFewTimesError } from '../shared/api/errors.ts';
 
 /** Exit codes, documented in --help and the README. */
 export const exitCodes = {
@@ -47,8 +47,10 @@ export function exitCodeOfServerError(status: number, code: string | undefined):
 export function describeFailure(error: unknown): { exitCode: ExitCode; message: string } {
   if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
   if (error instanceof TriedFewTimesError) return { exitCode: exitCodes.server, message: error.message };
-  if (error instanceof UploadRequestError) {
-    return { exitCode: exitCodeOfServerError(error.status, error.code), message: error.code ? `${error.message} (${error.code})` : error.message };
+  if (error instanceof ApiError) {
+    // Ctrl-C: the reason the signal was aborted with ('interrupted').
+    if (error.code === 'request_aborted' && error.cause instanceof Error) return { exitCode: exitCodes.server, message: error.cause.message };
+    return { exitCode: exitCodeOfServerError(error.status, error.code), message: `${error.summary} (${error.code})` };
   }
   return { exitCode: exitCodes.server, message: error instanceof Error ? error.message : String(error) };
 }

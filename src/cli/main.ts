@@ -4,10 +4,6 @@ import { pushUsage, runPush } from './commands/push.ts';
 import { runStatus, statusUsage } from './commands/status.ts';
 import { describeFailure, exitCodeHelp, exitCodes } from './errors.ts';
 import { completeIo, processIo, type CliIo } from './io.ts';
-import { runAdmin } from './admin-runner.ts';
-
-const adminSummary = `cartridge admin grant|revoke USER PRIVILEGE
-  Instance administration straight on the local database (see \`cartridge admin\`).`;
 
 export const usage = `cartridge: command-line client for Cartridge
 
@@ -18,8 +14,6 @@ ${pushUsage}
 ${downloadUsage}
 
 ${statusUsage}
-
-${adminSummary}
 
 Environment: CARTRIDGE_SERVER and CARTRIDGE_TOKEN override the stored login (CI);
 XDG_CONFIG_HOME and XDG_CACHE_HOME move ~/.config/cartridge and ~/.cache/cartridge.
@@ -45,8 +39,6 @@ export async function main(argv: string[], partialIo: Partial<CliIo> = {}): Prom
         return await runDownload(rest, io);
       case 'status':
         return await runStatus(rest, io);
-      case 'admin':
-        return await runAdmin(rest, io);
       case 'help':
       case '--help':
       case '-h':

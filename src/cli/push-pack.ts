@@ -1,38 +1,21 @@
 import { rm } from 'node:fs/promises';
-import { decodeIndex, packArchive, readArchive, type ArchiveIndex, type ArchiveTree, type CompressionAlgorithm } from '../shared/archive/index.ts';
+import { packArchive, type ArchiveIndex, type ArchiveTree, type CompressionAlgorithm } from '../shared/archive/index.ts';
+import type { ApiClient } from '../shared/api/client.ts';
+import { routes } from '../shared/api/routes.ts';
 import type { Package } from '../shared/schemas/packages.ts';
-import { Api, segment } from './api.ts';
-import { CliError, exitCodes } from './errors.ts';
 import { folderRefusal } from './folder-tree.ts';
 import { startProgress } from './progress.ts';
 
-const MAGIC = [0x43, 0x52, 0x54, 0x31];
-
 /** The current version's packages of a branch (empty when nothing was published yet). */
-export async function currentPackages(api: Api, projectId: string, versionId: string | undefined): Promise<Package[]> {
+export async function currentPackages(api: ApiClient, projectId: string, versionId: string | undefined): Promise<Package[]> {
   if (!versionId) return [];
-  return api.get<Package[]>(`/projects/${segment(projectId)}/versions/${segment(versionId)}/packages`);
+  return api.call(routes.versions.packages, { params: { project: projectId, version: versionId } });
 }
 
 /** GET .../download?filter=... → the signed URL to fetch (no bearer needed). */
-export async function downloadUrl(api: Api, projectId: string, packageId: string, filter?: 'index' | 'zip'): Promise<string> {
-  const query = filter ? `?filter=${filter}` : '';
-  const { url } = await api.get<{ url: string }>(`/projects/${segment(projectId)}/packages/${segment(packageId)}/download${query}`);
-  return new URL(url, api.server).toString();
-}
-
-/** The base package's index, to pack a patch against: its encoded index (or, tolerated, an archive). */
-export async function fetchBaseIndex(api: Api, projectId: string, packageId: string): Promise<ArchiveIndex> {
-  const url = await downloadUrl(api, projectId, packageId, 'index');
-  const response = await api.options.io.fetch(url, { signal: api.options.io.signal });
-  if (!response.ok || !response.body) throw new CliError(exitCodes.server, `fetching the base package's index: HTTP ${response.status}`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if (MAGIC.every((byte, i) => bytes[i] === byte)) {
-    const read = await readArchive(new Blob([bytes]).stream());
-    await read.cancel();
-    return read.index;
-  }
-  return decodeIndex(bytes);
+export async function downloadUrl(api: ApiClient, projectId: string, packageId: string, filter?: 'index' | 'zip'): Promise<string> {
+  const { url } = await api.call(routes.packages.download, { params: { project: projectId, package: packageId }, query: { filter } });
+  return api.resolveUrl(url);
 }
 
 /**

@@ -1,23 +1,22 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { PartDescriptor } from '../shared/upload/index.ts';
+import type { UploadRecord } from '../shared/upload/record.ts';
 import { cacheDir } from './credentials.ts';
 import type { CliIo } from './io.ts';
 
 /**
  * What a push has done so far, kept next to its packed archive so an interrupted push continues
- * where it stopped. Valid only for the same folder content (fingerprint) and base package.
+ * where it stopped. Valid only for the same folder content (fingerprint) and base package. `upload`
+ * is the upload session's record (src/shared/upload/record.ts): the package, its upload info, the
+ * acknowledged parts, finalize's answer and a patch's resolve job.
  */
 export type PushState = {
-  version: 1;
+  version: 2;
   fingerprint: string;
   basePackage: string | null;
   archiveSize: number;
   patch: boolean;
-  upload?: { packageId: string; token: string; uploadUrl: string; partSize: number; parts: PartDescriptor[] };
-  /** Set once finalize answered; a patch then needs its resolve job. */
-  finalized?: { status: string };
-  resolveJob?: { job: string; token: string };
+  upload?: UploadRecord;
 };
 
 export type PushCache = { dir: string; archivePath: string; statePath: string };
@@ -35,7 +34,7 @@ export async function readPushState(cache: PushCache): Promise<PushState | undef
   if (!(await file.exists())) return undefined;
   try {
     const state = (await file.json()) as PushState;
-    return state.version === 1 ? state : undefined;
+    return state.version === 2 ? state : undefined;
   } catch {
     return undefined;
   }

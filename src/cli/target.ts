@@ -1,7 +1,8 @@
+import type { ApiClient } from '../shared/api/client.ts';
+import { ApiError } from '../shared/api/errors.ts';
+import { routes } from '../shared/api/routes.ts';
 import type { Branch } from '../shared/schemas/branches.ts';
-import { Api, segment } from './api.ts';
 import { CliError, exitCodes } from './errors.ts';
-import { UploadRequestError } from '../shared/upload/index.ts';
 
 export type ProjectRef = { id: string; title: string; userPossibleActions?: string[] };
 
@@ -16,26 +17,26 @@ export function parseTarget(text: string | undefined, needBranch: boolean): { pr
 }
 
 /** A project by id, else by title among the caller's projects (titles are what people type). */
-export async function findProject(api: Api, text: string): Promise<ProjectRef> {
+export async function findProject(api: ApiClient, text: string): Promise<ProjectRef> {
   try {
-    const project = await api.get<ProjectRef>(`/projects/${segment(text)}`);
+    const project = await api.call(routes.projects.get, { params: { project: text } });
     return { id: project.id, title: project.title, userPossibleActions: project.userPossibleActions };
   } catch (error) {
     // No such id, or text that cannot be an id at all (a title with spaces): look it up by title.
-    if (!(error instanceof UploadRequestError) || (error.code !== 'not_found' && error.code !== 'bad_param')) throw error;
+    if (!(error instanceof ApiError) || (error.code !== 'not_found' && error.code !== 'bad_param')) throw error;
   }
-  const mine = await api.get<ProjectRef[]>('/users/me/projects');
+  const mine = await api.call(routes.me.projects);
   const matches = mine.filter((project) => project.title === text);
   if (matches.length === 1) return findProject(api, matches[0]!.id);
   if (matches.length > 1) throw new CliError(exitCodes.usage, `several projects are titled '${text}': use the id (${matches.map((p) => p.id).join(', ')})`);
   throw new CliError(exitCodes.notFound, `project '${text}' not found`);
 }
 
-export function listBranches(api: Api, project: ProjectRef): Promise<Branch[]> {
-  return api.get<Branch[]>(`/projects/${segment(project.id)}/branches`);
+export function listBranches(api: ApiClient, project: ProjectRef): Promise<Branch[]> {
+  return api.call(routes.branches.list, { params: { project: project.id } });
 }
 
-export async function findBranch(api: Api, project: ProjectRef, text: string): Promise<Branch> {
+export async function findBranch(api: ApiClient, project: ProjectRef, text: string): Promise<Branch> {
   const branches = await listBranches(api, project);
   const branch = branches.find((item) => item.id === text) ?? branches.find((item) => item.title === text);
   if (!branch) throw new CliError(exitCodes.notFound, `branch '${text}' not found in ${project.title}`);

@@ -7,10 +7,11 @@ import { instanceRoutes } from './domains/instance/instance.rest.ts';
 import { authRoutes } from './domains/auth/auth.rest.ts';
 import { docsRoutes } from './domains/docs/docs.rest.ts';
 import { branchesRoutes } from './domains/projects/branches.rest.ts';
-import { jobsRoutes } from './domains/jobs/jobs.rest.ts';
-import { packagesRoutes } from './domains/packages/packages.rest.ts';
-import { downloadsRoutes } from './domains/packages/downloads.rest.ts';
-import { playRoutes } from './domains/packages/play.rest.ts';
+import { jobStatusRoutes } from './domains/job-status/job-status.rest.ts';
+import { packageRecordRoutes } from './domains/packages/records/records.rest.ts';
+import { packageUploadRoutes } from './domains/packages/uploads/uploads.rest.ts';
+import { packageDownloadRoutes } from './domains/packages/downloads/downloads.rest.ts';
+import { browserPlayRoutes } from './domains/browser-play/browser-play.rest.ts';
 import { invitesRoutes } from './domains/projects/invites.rest.ts';
 import { projectsRoutes } from './domains/projects/projects.rest.ts';
 import { versionsRoutes } from './domains/projects/versions.rest.ts';
@@ -57,13 +58,14 @@ export function createApp(deps: Deps) {
         .use(invitesRoutes(deps))
         .use(branchesRoutes(deps))
         .use(versionsRoutes(deps))
-        .use(packagesRoutes(deps))
-        .use(downloadsRoutes(deps))
-        .use(playRoutes(deps))
+        .use(packageRecordRoutes(deps))
+        .use(packageUploadRoutes(deps))
+        .use(packageDownloadRoutes(deps))
+        .use(browserPlayRoutes(deps))
         .use(storeRoutes(deps))
         .use(docsRoutes(deps))
         .use(instanceRoutes(deps))
-        .use(jobsRoutes(deps)),
+        .use(jobStatusRoutes(deps)),
     )
     .use(trpcRoutes(deps));
 }

@@ -1,4 +1,5 @@
 import type { Config } from './config.ts';
+import { createKeyring } from './crypto/index.ts';
 import { openDatabase, pgliteDirOf } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
@@ -22,7 +23,8 @@ export async function bootDeps(config: Config, options: { log?: Logger; pgliteTe
   }
   const storage = createBlobStore(config.storageUrl, { dataDir: config.dataDir });
   const fileCache = createFileCache({ dir: config.downloads.cacheDir, maxBytes: config.downloads.cacheBytes });
-  return { config, db: database.db, database, storage, fileCache, log, jobSignal: createJobSignal() };
+  const keys = createKeyring({ secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
+  return { config, keys, db: database.db, database, storage, fileCache, log, jobSignal: createJobSignal() };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

@@ -15,6 +15,7 @@ export const configVariables = [
   ['PLAY_ORIGIN', 'http://127.0.0.1:PLAY_PORT', 'separate origin serving HTML5 games'],
   ['PLAY_PORT', 'PORT+1', 'port of the play origin when it is served by this process'],
   ['SECRET_KEY', '(generated into DATA_DIR/secret.key)', 'at least 32 characters; encrypts stored keys and signs URLs'],
+  ['SECRET_KEY_PREVIOUS', '(none)', 'the SECRET_KEY before a rotation: what it sealed still opens (new seals and signatures use SECRET_KEY)'],
   ['APP_NAME', 'Cartridge', 'name shown in page titles and the header'],
   ['SOCIAL_LINKS', '(none)', 'footer links, comma-separated Name=https://url pairs'],
   ['REPORT_EMAIL', '(none)', 'address the store\'s "Report content" mail link is sent to'],
@@ -69,6 +70,7 @@ const environmentSchema = z.object({
   PLAY_ORIGIN: urlText(['http:', 'https:']).optional(),
   PLAY_PORT: port.optional(),
   SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  SECRET_KEY_PREVIOUS: z.string().min(32, 'must be at least 32 characters').optional(),
   APP_NAME: z.string().min(1).max(64).default('Cartridge'),
   SOCIAL_LINKS: z
     .string()
@@ -114,6 +116,8 @@ export type Config = {
   playOrigin: string | undefined;
   playPort: number | undefined;
   secretKey: string;
+  /** The key before a rotation: sealed secrets it made still open (crypto/keyring.ts). */
+  previousSecretKey: string | undefined;
   appName: string;
   socialLinks: { name: string; href: string }[];
   /** Recipient of store content reports; none: the mail link leaves the recipient to the user. */
@@ -158,7 +162,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
-    throw new ConfigError(`Invalid ${name}=${JSON.stringify(present[name] ?? '')}: ${issue.message}`);
+    // The value is echoed to help spot a typo, except a secret's (SECRET_KEY's predates this rule).
+    const shown = name === 'SECRET_KEY_PREVIOUS' ? '' : `=${JSON.stringify(present[name] ?? '')}`;
+    throw new ConfigError(`Invalid ${name}${shown}: ${issue.message}`);
   }
   const values = parsed.data;
   const dataDir = resolve(values.DATA_DIR);
@@ -172,6 +178,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     playOrigin: values.PLAY_ORIGIN?.replace(/\/+$/, ''),
     playPort: values.PLAY_PORT,
     secretKey: values.SECRET_KEY ?? readOrCreateSecretKey(dataDir),
+    previousSecretKey: values.SECRET_KEY_PREVIOUS,
     appName: values.APP_NAME,
     socialLinks: values.SOCIAL_LINKS,
     reportEmail: values.REPORT_EMAIL,
@@ -209,8 +216,9 @@ function readOrCreateSecretKey(dataDir: string): string {
   return key;
 }
 
-export function formatConfigHelp(appName = 'Cartridge'): string {
+/** The environment variables part of `cartridge --help` (commands/help.ts). */
+export function formatConfigHelp(): string {
   const width = Math.max(...configVariables.map(([name]) => name.length));
   const lines = configVariables.map(([name, fallback, meaning]) => `  ${name.padEnd(width)}  ${meaning} (default: ${fallback})`);
-  return `${appName} server\n\nUsage: cartridge [--help]\n\nEnvironment variables:\n${lines.join('\n')}\n`;
+  return `Environment variables:\n${lines.join('\n')}\n`;
 }

@@ -1,4 +1,5 @@
 import type { Config } from './config.ts';
+import type { Keyring } from './crypto/index.ts';
 import type { Database, DatabaseHandle } from './db/client.ts';
 import type { JobSignal } from './jobs/signal.ts';
 import type { Logger } from './logger.ts';
@@ -7,6 +8,8 @@ import type { BlobStore, FileCache } from './storage/index.ts';
 /** Everything a service needs from the outside world, built once by the composition root. */
 export type Deps = {
   config: Config;
+  /** Signers and sealing derived from SECRET_KEY (crypto/keyring.ts). */
+  keys: Keyring;
   db: Database;
   database: DatabaseHandle;
   storage: BlobStore;

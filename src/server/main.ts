@@ -1,10 +1,22 @@
 import { bootDeps, closeDeps } from './boot.ts';
-import { ConfigError, formatConfigHelp, loadConfig } from './config.ts';
+import { runAdminCommand } from './commands/admin.ts';
+import { formatServerHelp } from './commands/help.ts';
+import { ConfigError, loadConfig } from './config.ts';
 import { startServer } from './serve.ts';
 
+// Commands other than serving run before anything is opened, and exit with their own code.
+const [command, ...commandArgs] = process.argv.slice(2);
+if (command === 'admin') {
+  process.exit(await runAdminCommand(commandArgs, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }));
+}
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
-  process.stdout.write(formatConfigHelp());
+  process.stdout.write(formatServerHelp());
   process.exit(0);
+}
+// A mistyped command must not start a server on the instance's database instead.
+if (command !== undefined && !command.startsWith('-')) {
+  process.stderr.write(`cartridge: unknown command ${command}\n\n${formatServerHelp()}`);
+  process.exit(2);
 }
 
 let config;

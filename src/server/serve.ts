@@ -2,26 +2,25 @@ import clientIndex from '../client/index.html';
 import { createApp } from './app.ts';
 import { ConfigError } from './config.ts';
 import type { Deps } from './deps.ts';
-import { scheduleStorageSweep } from './domains/packages/storage-sweep.service.ts';
-import { scheduleRetentionSweep } from './domains/projects/retention.service.ts';
 import { clientRoutes } from './http/client-assets.ts';
 import { apiPolicy, baseSecurityHeaders, withHeaders } from './http/security-headers.ts';
 import { uploadWorkerRoutes } from './http/worker-assets.ts';
-import { jobHandlers } from './jobs/handlers.ts';
+import { serverJobs } from './jobs-list.ts';
+import { schedulePeriodicJobs } from './jobs/periodic-job.ts';
 import { startJobWorker, type JobWorker } from './jobs/worker.ts';
-import { defaultPlayOrigin, playListenPort } from './play/play-origin.ts';
-import { startPlayServer } from './play/play-server.ts';
+import { defaultPlayOrigin, playListenPort } from './browser-play/play-origin.ts';
+import { startPlayServer } from './browser-play/play-server.ts';
 
 /**
- * This process's share of the job queue (JOB_WORKERS loops; none with 0, when other processes run the
- * jobs). Also makes sure the hourly retention sweep and the storage sweep are queued: every process
- * tries, one row each results.
+ * This process's share of the job queue (JOB_WORKERS loops over the kinds of jobs-list.ts; none with 0,
+ * when other processes run the jobs). Also makes sure each periodic job (the sweeps) is queued: every
+ * process tries, one row each results.
  */
 function startJobs(deps: Deps): { stop(): Promise<void> } {
   const { workers, pollMs, leaseMs } = deps.config.jobs;
   if (workers === 0) return { stop: async () => {} };
-  const worker: JobWorker = startJobWorker(deps, jobHandlers, { pollMs, leaseMs, concurrency: workers });
-  const scheduling = Promise.all([scheduleRetentionSweep(deps.db), scheduleStorageSweep(deps.db)]).catch((error) =>
+  const worker: JobWorker = startJobWorker(deps, serverJobs, { pollMs, leaseMs, concurrency: workers });
+  const scheduling = schedulePeriodicJobs(deps.db, serverJobs).catch((error) =>
     deps.log.error('scheduling the periodic sweeps failed', { error: String(error) }),
   );
   return {

@@ -3,10 +3,6 @@
  * one self-contained executable, then runs its --help as a smoke test.
  *
  *   bun src/tools/build-cli.ts [--outfile path]
- *
- * `cartridge admin` is left out of the executable: it opens the instance database (PGlite's wasm
- * files, migrations) and belongs with the server; run it as `bun src/cli/main.ts admin ...` or
- * `npm run cartridge -- admin ...` on the server machine.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -25,14 +21,6 @@ const result = await Bun.build({
   format: 'esm',
   minify: true,
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-  plugins: [
-    {
-      name: 'cli-without-admin',
-      setup(build) {
-        build.onResolve({ filter: /admin-runner\.ts$/ }, () => ({ path: join(root, 'src', 'cli', 'admin-standalone.ts') }));
-      },
-    },
-  ],
   compile: { outfile, autoloadBunfig: false, autoloadTsconfig: false, autoloadPackageJson: false, autoloadDotenv: false },
 });
 if (!result.success) {

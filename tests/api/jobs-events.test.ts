@@ -4,7 +4,8 @@ import type { JobUpdatedEvent } from '../../src/shared/schemas/jobs.ts';
 import { openDatabase } from '../../src/server/db/client.ts';
 import { jobs } from '../../src/server/db/schema/index.ts';
 import type { Deps } from '../../src/server/deps.ts';
-import { issueJobToken } from '../../src/server/domains/jobs/jobs.service.ts';
+import { createKeyring } from '../../src/server/crypto/index.ts';
+import { issueJobToken } from '../../src/server/domains/job-status/job-tokens.ts';
 import { jobStreamTiming } from '../../src/server/jobs/events.ts';
 import { jobUpdateSubscriberCount } from '../../src/server/jobs/notify.ts';
 import { claimJob, completeJob, enqueueJob, failJob, findJob } from '../../src/server/jobs/queue.ts';
@@ -137,7 +138,7 @@ describe('POST /jobs and jobs.state', () => {
 
     // A tampered token, a token of another instance's secret, garbage: not_found naming the first bad index.
     const tampered = done.token.slice(0, -2) + (done.token.endsWith('AA') ? 'BB' : 'AA');
-    const otherSecret = issueJobToken({ config: { ...server.deps.config, secretKey: 'another-secret-key-0123456789-abcdefghij' } }, done.id);
+    const otherSecret = issueJobToken({ keys: createKeyring({ secretKey: 'another-secret-key-0123456789-abcdefghij' }) }, done.id);
     for (const bad of [tampered, otherSecret, 'garbage', `cj_${done.id}.`]) {
       const rejected = await server.fetch('/api/jobs', { method: 'POST', json: { tokens: [done.token, bad] } });
       expect(rejected.status).toBe(404);
@@ -177,7 +178,7 @@ describe('GET /jobs event stream', () => {
     expect(await stream.nextEvent()).toEqual({ type: 'progress', job: 0, status: 'queued', progress: null });
     expect(await stream.nextEvent()).toEqual({ type: 'progress', job: 1, status: 'queued', progress: null });
 
-    worker = startJobWorker(server.deps, { [kind]: handler }, { pollMs: 50, leaseMs: 10_000, concurrency: 2 });
+    worker = startJobWorker(server.deps, [{ kind, execute: handler }], { pollMs: 50, leaseMs: 10_000, concurrency: 2 });
     const ids = [first.id, second.id];
     const seen: JobUpdatedEvent[][] = [[], []];
     let outputs = 0;
@@ -216,12 +217,15 @@ describe('GET /jobs event stream', () => {
     expect(await stream.nextEvent()).toMatchObject({ type: 'progress', status: 'queued' });
     worker = startJobWorker(
       server.deps,
-      {
-        [kind]: async () => {
-          attempts++;
-          throw new Error(`boom ${attempts}`);
+      [
+        {
+          kind,
+          execute: async () => {
+            attempts++;
+            throw new Error(`boom ${attempts}`);
+          },
         },
-      },
+      ],
       { pollMs: 20, leaseMs: 10_000 },
     );
     // The first failure is retried after a backoff of seconds: hurry it along.
@@ -344,7 +348,7 @@ describe('GET /jobs event stream', () => {
     const job = await newJob(kind);
     const stream = await openStream([job.token]);
     expect(await stream.nextEvent()).toMatchObject({ type: 'progress', status: 'queued' });
-    const remote = startJobWorker(otherDeps, { [kind]: handler }, { pollMs: 20, leaseMs: 10_000 });
+    const remote = startJobWorker(otherDeps, [{ kind, execute: handler }], { pollMs: 20, leaseMs: 10_000 });
     try {
       let event = await stream.nextEvent();
       while (event !== 'end' && event.type === 'progress' && event.progress === null) event = await stream.nextEvent();

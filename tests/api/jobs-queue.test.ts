@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq, sql } from 'drizzle-orm';
 import { jobs } from '../../src/server/db/schema/index.ts';
 import { claimJob, completeJob, deleteFinishedJobs, enqueueJob, failJob, findJob, setJobProgress } from '../../src/server/jobs/queue.ts';
-import { startJobWorker } from '../../src/server/jobs/worker.ts';
+import type { Deps } from '../../src/server/deps.ts';
+import { startJobWorker, type JobContext } from '../../src/server/jobs/worker.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** JOB_WORKERS=0: the server runs no worker, so every claim here is the test's own. */
@@ -172,20 +173,29 @@ describe('worker', () => {
     const slowRunning = new Promise<void>((resolve) => (slowStarted = resolve));
     const worker = startJobWorker(
       server.deps,
-      {
-        [echo]: async (_deps, job: { payload: { text: string } }, context) => {
-          await context.setProgress(0.5);
-          return { echoed: job.payload.text };
+      [
+        {
+          kind: echo,
+          execute: async (_deps: Deps, job: { payload: { text: string } }, context: JobContext) => {
+            await context.setProgress(0.5);
+            return { echoed: job.payload.text };
+          },
         },
-        [failing]: async () => {
-          throw new Error('boom');
+        {
+          kind: failing,
+          execute: async () => {
+            throw new Error('boom');
+          },
         },
-        [slow]: async () => {
-          slowStarted();
-          await slowReleased;
-          return { slow: true };
+        {
+          kind: slow,
+          execute: async () => {
+            slowStarted();
+            await slowReleased;
+            return { slow: true };
+          },
         },
-      },
+      ],
       { pollMs: 20, leaseMs: 5_000 },
     );
     try {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeIndex, readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
 import { jobs } from '../../src/server/db/schema/index.ts';
-import { openArchiveStream } from '../../src/server/domains/packages/package-content.ts';
+import { openArchiveStream } from '../../src/server/domains/packages/records/package-content.ts';
 import { bufferedBodyLimit } from '../../src/server/http/range.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject, makeTeam, type Team, type TestProject } from '../support/projects.ts';
@@ -120,8 +120,8 @@ describe('download URLs', () => {
     const expires = parts[parts.length - 3]!;
     expect((await fetch(url.replace(`/${expires}/`, `/${Number(expires) + 1}/`))).status).toBe(404);
     expect((await fetch(url.replace('/zip/', '/tar/'))).status).toBe(404);
-    const { signedFileUrl } = await import('../../src/server/domains/packages/signed-url.ts');
-    const expired = signedFileUrl(server.url, server.deps.config.secretKey, packageId, 'zip', 'x.zip', -10);
+    const { signedFileUrl } = await import('../../src/server/domains/packages/downloads/signed-file-url.ts');
+    const expired = signedFileUrl(server.url, server.deps.keys, packageId, 'zip', 'x.zip', -10);
     const response = await fetch(expired);
     expect(response.status).toBe(401);
     expect(((await response.json()) as { code: string }).code).toBe('wrong_auth');
@@ -268,10 +268,10 @@ for i in z.infolist(): print(i.filename, oct(i.external_attr>>16), i.date_time, 
   });
 
   test('the ZIP file written in one pass (CRC-32s unknown at the start) equals the ZIP built from its layout', async () => {
-    const { findPackageRow } = await import('../../src/server/domains/packages/package-rows.ts');
-    const { cachedZipFile, zipFileOf } = await import('../../src/server/domains/packages/downloads-files.ts');
-    const { readVirtualRange } = await import('../../src/server/domains/packages/zip/segments.ts');
-    const { rawChunkLoader } = await import('../../src/server/domains/packages/zip/chunks.ts');
+    const { findPackageRow } = await import('../../src/server/domains/packages/records/package-rows.ts');
+    const { cachedZipFile, zipFileOf } = await import('../../src/server/domains/packages/downloads/download-files.ts');
+    const { readVirtualRange } = await import('../../src/server/domains/packages/downloads/zip/segments.ts');
+    const { rawChunkLoader } = await import('../../src/server/domains/packages/downloads/zip/chunks.ts');
     const row = (await findPackageRow(server.deps.db, packageId))!;
     const crcKey = `packages/${packageId}/zip-crc`;
     // Nothing made yet: no file, no stored CRC-32s.
@@ -372,7 +372,7 @@ describe('store routes', () => {
 
 describe('ZIP64', () => {
   test('a file over 4 GiB, an offset past 4 GiB and more than 65535 entries use ZIP64 records python reads', async () => {
-    const { zipLayout } = await import('../../src/server/domains/packages/zip/layout.ts');
+    const { zipLayout } = await import('../../src/server/domains/packages/downloads/zip/layout.ts');
     const { crc32 } = await import('node:zlib');
     const { openSync, writeSync, ftruncateSync, closeSync } = await import('node:fs');
     const chunkSize = 256 * 1024;
@@ -478,7 +478,7 @@ describe('prepared downloads, URL lifetime and large bodies', () => {
     expect(whole.headers.get('content-length')).toBe(String(zipSize));
     const cached = readdirSync(server.deps.config.downloads.cacheDir).filter((name) => name.startsWith(pkg.id));
     expect(cached).toHaveLength(1);
-    expect(cached[0]).toMatch(new RegExp(`^${pkg.id}-[0-9a-f]{16}-r2\\.zip$`)); // -r2: the ZIP writer's rules (downloads-files.ts)
+    expect(cached[0]).toMatch(new RegExp(`^${pkg.id}-[0-9a-f]{16}-r2\\.zip$`)); // -r2: the ZIP writer's rules (download-files.ts)
     expect(statSync(join(server.deps.config.downloads.cacheDir, cached[0]!)).size).toBe(zipSize);
     const from = 1000;
     const large = await fetchBytes(url, { headers: { range: `bytes=${from}-` } });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
-import { openArchiveStream } from '../../src/server/domains/packages/package-content.ts';
+import { openArchiveStream } from '../../src/server/domains/packages/records/package-content.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createPackageRecord, packFiles, putPart, splitParts, uploadPackage, waitForJob } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';

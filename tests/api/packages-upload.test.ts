@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { addFile, bytesSource, concatBytes, createTree, listUniqueChunks, packArchive, readAllFiles, readArchive, toHex } from '../../src/shared/archive/index.ts';
 import { jobs } from '../../src/server/db/schema/index.ts';
-import { openArchiveStream, readPackageIndex } from '../../src/server/domains/packages/package-content.ts';
+import { openArchiveStream, readPackageIndex } from '../../src/server/domains/packages/records/package-content.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createPackageRecord, packFiles, putPart, sha1Hex, splitParts, uploadPackage, waitForJob } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';

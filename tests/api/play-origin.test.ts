@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createPublicPlayToken, createSignedPlayToken, verifyPlayToken } from '../../src/server/play/play-token.ts';
+import { createKeyring } from '../../src/server/crypto/index.ts';
+import { createPublicPlayToken, createSignedPlayToken, verifyPlayToken } from '../../src/server/browser-play/play-token.ts';
 import type { TestUser } from '../support/accounts.ts';
 import { uploadPackage } from '../support/packages.ts';
 import { makePublic, makeTeam, type Team } from '../support/projects.ts';
@@ -217,7 +218,7 @@ describe('serving files', () => {
 
 describe('token lifetimes', () => {
   test('a signed token expires within about an hour and an expired one is 404 on the play origin', async () => {
-    const secret = server.deps.config.secretKey;
+    const secret = server.deps.keys;
     const now = new Date();
     const { token, expiresAt } = createSignedPlayToken(secret, privateGame, now);
     const lifetime = expiresAt.getTime() - now.getTime();
@@ -225,7 +226,7 @@ describe('token lifetimes', () => {
     expect(lifetime).toBeLessThanOrEqual(75 * 60_000);
     expect(verifyPlayToken(secret, token, now)).toMatchObject({ kind: 'signed', packageId: privateGame });
     expect(verifyPlayToken(secret, token, new Date(expiresAt.getTime() + 1))).toBeUndefined();
-    expect(verifyPlayToken('another-secret-key-that-is-long-enough-000', token, now)).toBeUndefined();
+    expect(verifyPlayToken(createKeyring({ secretKey: 'another-secret-key-that-is-long-enough-000' }), token, now)).toBeUndefined();
 
     const expired = createSignedPlayToken(secret, privateGame, new Date(Date.now() - 2 * 60 * 60_000)).token;
     const response = await fetch(`${server.playUrl}/p/${expired}/index.html`);
@@ -235,7 +236,7 @@ describe('token lifetimes', () => {
   });
 
   test('a public token of a package that is not public is 404 (tokens do not outlive visibility)', async () => {
-    const token = createPublicPlayToken(server.deps.config.secretKey, privateGame);
+    const token = createPublicPlayToken(server.deps.keys, privateGame);
     expect((await fetch(`${server.playUrl}/p/${token}/index.html`)).status).toBe(404);
   });
 });
@@ -284,7 +285,7 @@ describe('public packages and the store route', () => {
     const response = await server.fetch(storePath(branchId, current));
     expect(response.status).toBe(200);
     const { url } = await json(response);
-    const token = createPublicPlayToken(server.deps.config.secretKey, current);
+    const token = createPublicPlayToken(server.deps.keys, current);
     expect(url).toBe(`${server.playUrl}/p/${token}/play/index.html`);
     const page = await fetch(url, { headers: { cookie: 'cartridge_session=whatever' } });
     expect(page.status).toBe(200);

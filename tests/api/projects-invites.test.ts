@@ -3,7 +3,7 @@ import type { AppRouter } from '../../src/server/trpc/router.ts';
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import { invites, projectUsers } from '../../src/server/db/schema/index.ts';
-import { hashToken } from '../../src/server/domains/auth/tokens.ts';
+import { hashToken } from '../../src/server/crypto/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { addMember, createApiToken, createProject, makePublic, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { newId } from '../../src/server/db/ids.ts';
 import { branches, branchVersions, invites, projects, projectStars, projectUsers, versions } from '../../src/server/db/schema/index.ts';
-import { generateToken, hashToken } from '../../src/server/domains/auth/tokens.ts';
+import { generateToken, hashToken } from '../../src/server/crypto/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createApiToken } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';

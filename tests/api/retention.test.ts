@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { branchVersions, jobs } from '../../src/server/db/schema/index.ts';
 import { applyRetention } from '../../src/server/domains/projects/retention.service.ts';
-import { jobHandlers } from '../../src/server/jobs/handlers.ts';
+import { retentionSweepJob } from '../../src/server/domains/projects/retention.job.ts';
+import { forgetFinishedJobsJob } from '../../src/server/jobs/forget-finished-jobs.job.ts';
 import type { Job } from '../../src/server/jobs/queue.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject, makeTeam, type Team } from '../support/projects.ts';
@@ -353,10 +354,15 @@ describe('effective retention and the job', () => {
     const withBranches = await makeTeam(quiet);
     await createBranch(quiet, withBranches, 'main');
     const withoutBranches = { project: await createProject(quiet, withBranches.owner) };
-    const job = { id: 'sweep', kind: 'retention_sweep', payload: {} } as Job<Record<string, never>>;
+    const job = { id: 'sweep', kind: 'retention_sweep', payload: {} } as Job;
     const context = { workerId: 'test', setProgress: async () => {} };
-    const first = await jobHandlers.retention_sweep(quiet.deps, job, context);
-    await jobHandlers.retention_sweep(quiet.deps, job, context);
+    // The hourly housekeeping is two jobs: the retention sweep and the queue forgetting finished jobs.
+    const sweepHourly = async () => ({
+      ...(await retentionSweepJob.execute(quiet.deps, job, context)),
+      ...(await forgetFinishedJobsJob.execute(quiet.deps, { ...job, kind: forgetFinishedJobsJob.kind }, context)),
+    });
+    const first = await sweepHourly();
+    await sweepHourly();
     expect(first.projects).toBeGreaterThanOrEqual(1);
     expect(first.jobsForgotten).toBe(0);
     const queued = await quiet.deps.db.select().from(jobs).where(eq(jobs.status, 'queued'));

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { inArray } from 'drizzle-orm';
 import { signInFailures } from '../../src/server/db/schema/index.ts';
-import { jobHandlers } from '../../src/server/jobs/handlers.ts';
+import { forgetSignInCountersJob } from '../../src/server/domains/auth/sign-in-counters.job.ts';
+import type { Job } from '../../src/server/jobs/queue.ts';
 import { bootDeps, closeDeps } from '../../src/server/boot.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import { startServer } from '../../src/server/serve.ts';
@@ -133,8 +134,8 @@ test('the hourly sweep forgets counters whose window ended, and only those', asy
     { key: 'address:192.0.2.200', failures: 9, windowStartedAt: old },
     { key: 'account:sweep-new', failures: 2, windowStartedAt: new Date() },
   ]);
-  const job = { id: 'sweep', kind: 'retention_sweep', payload: {} } as Parameters<typeof jobHandlers.retention_sweep>[1];
-  const result = await jobHandlers.retention_sweep(server.deps, job, { workerId: 'test', setProgress: async () => {} });
+  const job = { id: 'sweep', kind: forgetSignInCountersJob.kind, payload: {} } as Job;
+  const result = await forgetSignInCountersJob.execute(server.deps, job, { workerId: 'test', setProgress: async () => {} });
   expect(result.signInCountersForgotten).toBeGreaterThanOrEqual(2);
   const left = await server.deps.db
     .select({ key: signInFailures.key })

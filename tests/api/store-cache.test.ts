@@ -7,6 +7,7 @@ import { syncStoreCache } from '../../src/server/domains/store/store-cache.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject, makePublic, type TestProject } from '../support/projects.ts';
+import { uploadPackage } from '../support/packages.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -20,7 +21,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-type StorePage = { title: string; owner: { title: string; credentials: unknown[] }; description: { markdown: string }; branches: { title: string; versionTitle: string }[] };
+type StorePage = {
+  title: string;
+  owner: { title: string; credentials: unknown[] };
+  description: { markdown: string };
+  branches: { title: string; versionTitle: string; packages: { id: string; title: string; tags: string[]; size: number | null }[] }[];
+};
 
 async function storePage(target: TestServer | string, projectId: string): Promise<{ status: number; body: StorePage }> {
   const response = typeof target === 'string' ? await fetch(`${target}/api/store/projects/${projectId}`) : await target.fetch(`/api/store/projects/${projectId}`);
@@ -105,6 +111,29 @@ describe('a change shows on the next read of the store page', () => {
     await server.deps.db.delete(credentials).where(eq(credentials.name, `gh-${owner.id}`));
     await syncStoreCache(server.deps.database);
     expect((await storePage(server, first.project.id)).body.owner.credentials.length).toBe(before);
+  });
+
+  test("a package's rename and new tags reach its summary; a rename back to none gives the derived title", async () => {
+    const owner = await registerUser(server);
+    const { project, branch, trpc } = await publicProjectWithBranch(owner);
+    const pkg = await uploadPackage(server, owner, project.id, { 'game.sh': '#!/bin/sh\n' }, { tags: ['os:linux'], title: 'Miner' });
+    const next = await trpc.projects.versions.create.mutate({ project: project.id, title: '1.1.0', description: '', packages: [pkg.id] });
+    await trpc.projects.versions.publish.mutate({ project: project.id, branch, version: next.id });
+    const summary = async () => (await storePage(server, project.id)).body.branches[0]?.packages;
+    expect(await summary()).toEqual([{ id: pkg.id, title: 'Miner', tags: ['os:linux'], size: pkg.size }]);
+    expect(await summary()).toEqual([{ id: pkg.id, title: 'Miner', tags: ['os:linux'], size: pkg.size }]);
+
+    await trpc.packages.patch.mutate({ project: project.id, package: pkg.id, title: 'Star Miner' });
+    expect((await summary())?.[0]?.title).toBe('Star Miner');
+    // tRPC reads the same cache.
+    expect((await server.trpc().store.project.query({ project: project.id })).branches[0]?.packages[0]?.title).toBe('Star Miner');
+
+    const patched = await server.fetch(`/api/projects/${project.id}/packages/${pkg.id}`, { method: 'PATCH', token: owner.token, json: { title: null, tags: ['os:linux', 'arch:x86'] } });
+    expect(patched.status).toBe(200);
+    const renamed = (await patched.json()) as { title: string; tags: string[] };
+    expect(renamed.title).not.toBe('Star Miner');
+    expect(renamed.tags).toContain('arch:x86');
+    expect(await summary()).toEqual([{ id: pkg.id, title: renamed.title, tags: renamed.tags, size: pkg.size }]);
   });
 
   test('deleting the branch and deleting the project', async () => {

@@ -74,7 +74,11 @@ describe('GET /api/store/projects/{project}', () => {
           versionTitle: '1.1.0',
           versionDescription: 'Second',
           branchVersionPublished: expect.any(String),
-          packages: [{ id: web.id }, { id: linux.id }],
+          // Each package's summary (the store screen needs no request per package); ids in the version's order.
+          packages: [
+            { id: web.id, title: web.title, tags: ['os:web'], size: web.size },
+            { id: linux.id, title: linux.title, tags: ['os:linux'], size: linux.size },
+          ],
         },
       ],
     });

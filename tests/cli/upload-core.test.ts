@@ -1,15 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import {
-  blobPartSource,
-  missingParts,
-  sha1Hex,
-  splitStream,
-  TriedFewTimesError,
-  UploadRequestError,
-  uploadParts,
-  withRetries,
-  type PartDescriptor,
-} from '../../src/shared/upload/index.ts';
+import { ApiError, createApiClient, TriedFewTimesError, uploadRetry, withRetries } from '../../src/shared/api/index.ts';
+import { blobPartSource, missingParts, sha1Hex, splitStream, uploadParts, type PartDescriptor } from '../../src/shared/upload/index.ts';
 import { noise } from '../support/noise.ts';
 
 const target = { uploadUrl: 'http://upload.test/api/uploads/p1', token: 'tok', partSize: 1000 };
@@ -42,6 +33,10 @@ function fakeServer(fail: (part: number, call: number) => number | 'network' | u
 
 const noSleep = async () => {};
 
+/** The API client the parts go through: the fake endpoint as its fetch, spec §9 retries with the pauses given. */
+const clientOf = (doFetch: typeof fetch, sleep: (ms: number) => Promise<void> = noSleep) =>
+  createApiClient({ baseUrl: 'http://upload.test', fetch: doFetch, retry: { ...uploadRetry, sleep } });
+
 describe('upload core', () => {
   test('sha1Hex matches a reference digest', async () => {
     expect(await sha1Hex(new TextEncoder().encode('abc'))).toBe('a9993e364706816aba3e25717850c26c9cd0d89d');
@@ -50,7 +45,7 @@ describe('upload core', () => {
   test('uploads every part two at a time and returns the descriptors in order', async () => {
     const bytes = noise(4500, 7);
     const server = fakeServer();
-    const result = await uploadParts({ target, source: blobPartSource(new Blob([bytes])), fetch: server.doFetch, sleep: noSleep });
+    const result = await uploadParts({ api: clientOf(server.doFetch), target, source: blobPartSource(new Blob([bytes])) });
     expect(result.parts.map((item) => [item.part, item.size])).toEqual([[0, 1000], [1, 1000], [2, 1000], [3, 1000], [4, 500]]);
     expect(result.sentBytes).toBe(4500);
     expect(server.maxInFlight()).toBe(2);
@@ -63,10 +58,10 @@ describe('upload core', () => {
     const bytes = noise(3000, 8);
     const first = fakeServer();
     const done: PartDescriptor[] = [];
-    await uploadParts({ target, source: blobPartSource(new Blob([bytes.subarray(0, 1000)])), fetch: first.doFetch, onPart: (d) => void done.push(d) });
+    await uploadParts({ api: clientOf(first.doFetch), target, source: blobPartSource(new Blob([bytes.subarray(0, 1000)])), onPart: (d) => void done.push(d) });
     expect(missingParts(3000, 1000, done)).toEqual([1, 2]);
     const second = fakeServer();
-    const result = await uploadParts({ target, source: blobPartSource(new Blob([bytes])), acknowledged: done, fetch: second.doFetch });
+    const result = await uploadParts({ api: clientOf(second.doFetch), target, source: blobPartSource(new Blob([bytes])), acknowledged: done });
     expect(second.calls.map((call) => call.part).sort()).toEqual([1, 2]);
     expect(result.parts.map((item) => item.part)).toEqual([0, 1, 2]);
     expect(result.sentParts).toBe(2);
@@ -75,7 +70,7 @@ describe('upload core', () => {
   test('retries network errors and 5xx 3 times, 5000 ms apart by default', async () => {
     const pauses: number[] = [];
     const server = fakeServer((part, call) => (part === 1 && call === 1 ? 'network' : part === 1 && call === 2 ? 503 : undefined));
-    const result = await uploadParts({ target, source: blobPartSource(new Blob([noise(2000, 9)])), fetch: server.doFetch, sleep: async (ms) => void pauses.push(ms) });
+    const result = await uploadParts({ api: clientOf(server.doFetch, async (ms) => void pauses.push(ms)), target, source: blobPartSource(new Blob([noise(2000, 9)])) });
     expect(result.parts).toHaveLength(2);
     expect(pauses).toEqual([5000, 5000]);
     expect(server.calls.filter((call) => call.part === 1)).toHaveLength(3);
@@ -83,7 +78,7 @@ describe('upload core', () => {
 
   test('gives up after 3 tries with trying_few_times_failed and stops the other parts', async () => {
     const server = fakeServer((part) => (part === 0 ? 500 : undefined));
-    const failure = await uploadParts({ target, source: blobPartSource(new Blob([noise(10_000, 10)])), fetch: server.doFetch, sleep: noSleep, concurrency: 1 }).catch((error: unknown) => error);
+    const failure = await uploadParts({ api: clientOf(server.doFetch), target, source: blobPartSource(new Blob([noise(10_000, 10)])), concurrency: 1 }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(TriedFewTimesError);
     expect((failure as TriedFewTimesError).code).toBe('trying_few_times_failed');
     expect(server.calls.map((call) => call.part)).toEqual([0, 0, 0]);
@@ -94,9 +89,9 @@ describe('upload core', () => {
     const failure = await withRetries(
       async () => {
         tries += 1;
-        throw new UploadRequestError('nope', 401, 'wrong_auth');
+        throw new ApiError('wrong_auth', 'nope', { status: 401 });
       },
-      { sleep: noSleep },
+      { ...uploadRetry, sleep: noSleep },
     ).catch((error: unknown) => error);
     expect(tries).toBe(1);
     expect(failure).toMatchObject({ status: 401, code: 'wrong_auth' });

@@ -7,7 +7,6 @@ const { act, fireEvent, render, waitFor, within } = await import('@testing-libra
 const { useEffect } = await import('react');
 const { DialogProvider, useDialogs } = await import('../../src/client/dialogs/dialog-provider.tsx');
 const { ApiError } = await import('../../src/client/lib/api.ts');
-const { ClientError } = await import('../../src/client/lib/errors.ts');
 
 /** Renders a DialogProvider and hands back its promise API. */
 async function renderDialogs(): Promise<Dialogs> {
@@ -113,25 +112,25 @@ describe('dialogs', () => {
 
   test('error: header Error, "Error: {text}." for known codes, unknown codes raw', async () => {
     const dialogs = await renderDialogs();
-    act(() => void dialogs.error(new ApiError('name_conflict', 'taken', 409)));
+    act(() => void dialogs.error(new ApiError('name_conflict', 'taken', { status: 409 })));
     let dialog = await body().findByRole('alertdialog', { name: 'Error' });
     expect(within(dialog).getByText('Error: this name is already taken.')).toBeTruthy();
     expect(within(dialog).queryByRole('button', { name: 'Retry' })).toBeNull();
     fireEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
     await waitFor(() => expect(body().queryByRole('alertdialog')).toBeNull());
 
-    act(() => void dialogs.error(new ClientError('strange_new_code')));
+    act(() => void dialogs.error(new ApiError('strange_new_code')));
     dialog = await body().findByRole('alertdialog', { name: 'Error' });
     expect(within(dialog).getByText('Error: strange_new_code.')).toBeTruthy();
     pressEscape(dialog);
     await waitFor(() => expect(body().queryByRole('alertdialog')).toBeNull());
 
-    act(() => void dialogs.error(new ApiError('http_502', 'Bad Gateway', 502, 'Bad Gateway')));
+    act(() => void dialogs.error(new ApiError('http_502', 'Bad Gateway', { status: 502, statusText: 'Bad Gateway' })));
     dialog = await body().findByRole('alertdialog', { name: 'Error' });
     expect(within(dialog).getByText('Error: Bad Gateway.')).toBeTruthy();
     fireEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
 
-    act(() => void dialogs.error(new ApiError('http_418', "I'm a teapot", 418, "I'm a teapot")));
+    act(() => void dialogs.error(new ApiError('http_418', "I'm a teapot", { status: 418, statusText: "I'm a teapot" })));
     dialog = await body().findByRole('alertdialog', { name: 'Error' });
     expect(within(dialog).getByText("Error: Generic Error 418 I'm a teapot.")).toBeTruthy();
     fireEvent.click(within(dialog).getByRole('button', { name: 'OK' }));
@@ -146,7 +145,7 @@ describe('dialogs', () => {
         void dialogs
           .attempt(async () => {
             runs += 1;
-            if (runs < 3) throw new ClientError('timeout');
+            if (runs < 3) throw new ApiError('timeout');
             return 'done';
           })
           .then((value) => (result = value)),
@@ -165,7 +164,7 @@ describe('dialogs', () => {
         void dialogs
           .attempt(async () => {
             runs += 1;
-            throw new ClientError('not_supported');
+            throw new ApiError('not_supported');
           })
           .then((value) => (result = value)),
     );

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import type { Page } from 'playwright-core';
 import { newId } from '../../src/server/db/ids.ts';
 import { credentials } from '../../src/server/db/schema/index.ts';
 import type { Package } from '../../src/shared/schemas/packages.ts';
@@ -95,6 +96,39 @@ test('signed out: owner with public credentials, description, only public branch
 
   // Visitors get no member link and a star button that asks them to sign in.
   expect(await page.getByRole('link', { name: en('store_open_project'), exact: true }).count()).toBe(0);
+  await context.close();
+}, 30_000);
+
+/** The API calls a page makes: REST paths, and each tRPC procedure of a (batched) /trpc request. */
+function recordApiCalls(page: Page): string[] {
+  const calls: string[] = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/trpc/')) calls.push(...url.pathname.slice('/trpc/'.length).split(',').map((name) => `trpc ${name}`));
+    else if (url.pathname.startsWith('/api/')) calls.push(`${request.method()} ${url.pathname}`);
+  });
+  return calls;
+}
+
+test('the store screen makes one request for its data: the packages come with the store project', async () => {
+  // What the app shell asks on any screen (session, instance), seen on the not-found screen.
+  const shell = await e2e.open();
+  const shellCalls = recordApiCalls(shell.page);
+  await visit(shell.page, '/no-such-screen', 'page_not_found');
+  await shell.page.waitForLoadState('networkidle');
+  await shell.context.close();
+  expect(shellCalls).not.toContain('trpc store.project');
+
+  const { page, context } = await e2e.open();
+  const calls = recordApiCalls(page);
+  await visit(page, storePath(project.id), 'page_store_project');
+  const stable = page.locator('.store_branch').filter({ hasText: 'stable' });
+  await stable.locator('.store_package_title', { hasText: linuxPackage.title }).waitFor({ timeout: 10_000 });
+  expect(await stable.locator('.store_package [data-tag]').evaluateAll((items) => items.map((item) => item.getAttribute('data-tag')))).toEqual(['os:linux']);
+  expect(await stable.locator('.store_package_size').count()).toBe(1);
+  // Give any late per-package request the time to show.
+  await page.waitForLoadState('networkidle');
+  expect(calls.filter((call) => !shellCalls.includes(call))).toEqual(['trpc store.project']);
   await context.close();
 }, 30_000);
 

@@ -4,7 +4,8 @@
  *
  * The binary is copied alone into an empty temporary folder and started there with a clean environment,
  * so it can only work if everything it needs (client bundle, migrations, PGlite files) is inside it.
- * Covers PGlite (start, register, session, client, SIGTERM, restart on the same data, sign in) and
+ * Covers PGlite (start, register, session, client, SIGTERM, restart on the same data, sign in, the
+ * `admin` command on the stopped instance's data) and
  * PostgreSQL (a fresh database on SMOKE_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -169,6 +170,35 @@ async function checkClient(running: RunningBinary): Promise<void> {
   }
 }
 
+/** `cartridge admin ...` of the binary, with the clean environment the server got (no server running). */
+async function runAdmin(folder: string, env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = Bun.spawn([join(folder, 'cartridge'), 'admin', ...args], {
+    cwd: folder,
+    env: { PATH: '/usr/bin:/bin', HOME: folder, TMPDIR: folder, LOG_LEVEL: 'error', ...env },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  return { code, stdout, stderr };
+}
+
+/** On a user who is not the administrator (who holds every privilege whatever the table says). */
+async function checkAdmin(folder: string, env: Record<string, string>, member: string): Promise<void> {
+  const granted = await runAdmin(folder, env, ['grant', member, 'cloud_play']);
+  check(
+    granted.code === 0 && granted.stdout === `${member} (${member}): create_project, cloud_play\n`,
+    "cartridge admin grant: changes the stopped instance's database",
+    `${granted.code} ${granted.stdout}${granted.stderr}`,
+  );
+  const revoked = await runAdmin(folder, env, ['revoke', member, 'cloud_play']);
+  check(revoked.code === 0 && revoked.stdout === `${member} (${member}): create_project\n`, 'cartridge admin revoke: takes it back', `${revoked.code} ${revoked.stdout}${revoked.stderr}`);
+  const unknown = await runAdmin(folder, env, ['grant', 'nobody-here', 'cloud_play']);
+  check(unknown.code === 1 && unknown.stderr === 'cartridge: user not found\n', 'cartridge admin: an unknown user exits 1', `${unknown.code} ${unknown.stderr}`);
+  const usage = await runAdmin(folder, env, ['grant', member]);
+  check(usage.code === 2 && usage.stdout.includes('cartridge admin grant USER PRIVILEGE'), 'cartridge admin: wrong usage prints the usage, exit 2', `${usage.code}`);
+}
+
 function logTail(running: RunningBinary): string {
   const parts = [running.logPath, `${running.logPath}.err`]
     .filter((path) => existsSync(path))
@@ -198,7 +228,9 @@ async function main(): Promise<void> {
 
     const second = await startBinary('pglite restart', folder, { DATA_DIR: dataDir });
     await signIn(second, name, password, 'login');
+    await signIn(second, `${name}m`, password, 'register');
     await stopBinary(second);
+    await checkAdmin(folder, { DATA_DIR: dataDir }, `${name}m`);
 
     try {
       await admin.unsafe(`create database "${databaseName}"`);

@@ -1,6 +1,6 @@
 import { addFile, bytesSource, concatBytes, createTree, packArchive, type CompressionAlgorithm } from '../../src/shared/archive/index.ts';
 import type { Package, UploadInfo } from '../../src/shared/schemas/packages.ts';
-import { readPackageIndex } from '../../src/server/domains/packages/package-content.ts';
+import { readPackageIndex } from '../../src/server/domains/packages/records/package-content.ts';
 import { findJob } from '../../src/server/jobs/queue.ts';
 import type { TestUser } from './accounts.ts';
 import type { TestServer } from './server.ts';

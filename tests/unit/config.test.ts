@@ -45,12 +45,19 @@ describe('loadConfig', () => {
       expect(existsSync(join(dir, 'secret.key'))).toBe(false);
     }));
 
+  test('SECRET_KEY_PREVIOUS is optional and read as given', () => {
+    const env = { DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32) };
+    expect(loadConfig(env).previousSecretKey).toBeUndefined();
+    expect(loadConfig({ ...env, SECRET_KEY_PREVIOUS: 'p'.repeat(32) }).previousSecretKey).toBe('p'.repeat(32));
+  });
+
   test.each([
     [{ PORT: 'eighty' }, /^Invalid PORT="eighty": /],
     [{ PORT: '70000' }, /^Invalid PORT="70000": /],
     [{ DATABASE_URL: 'mysql://x' }, /^Invalid DATABASE_URL="mysql:\/\/x": must be a URL starting with postgres: or postgresql:$/],
     [{ STORAGE_URL: 'ftp://bucket' }, /^Invalid STORAGE_URL="ftp:\/\/bucket": must be file:/],
     [{ SECRET_KEY: 'short' }, /^Invalid SECRET_KEY="short": must be at least 32 characters$/],
+    [{ SECRET_KEY_PREVIOUS: 'short-secret' }, /^Invalid SECRET_KEY_PREVIOUS: must be at least 32 characters$/],
     [{ DEFAULT_PRIVILEGES: 'create_project,root' }, /^Invalid DEFAULT_PRIVILEGES=/],
     [{ AUTH_REQUIRED: 'maybe' }, /^Invalid AUTH_REQUIRED="maybe"/],
     [{ SIGN_IN_LIMIT_ADDRESS: '0' }, /^Invalid SIGN_IN_LIMIT_ADDRESS="0"/],

@@ -5,8 +5,8 @@
  */
 import { describe, expect, test } from 'bun:test';
 import { ArchiveError, createDirectory, type ArchiveDirectory, type ArchiveIndex } from '../../src/shared/archive/index.ts';
-import { centralHeaderSize, encodeCentralHeader, encodeLocalHeader, MODE_FILE, MODE_SYMLINK } from '../../src/server/domains/packages/zip/headers.ts';
-import { zipLayout } from '../../src/server/domains/packages/zip/layout.ts';
+import { centralHeaderSize, encodeCentralHeader, encodeLocalHeader, MODE_FILE, MODE_SYMLINK } from '../../src/server/domains/packages/downloads/zip/headers.ts';
+import { zipLayout } from '../../src/server/domains/packages/downloads/zip/layout.ts';
 
 function indexOf(build: (root: ArchiveDirectory) => void): ArchiveIndex {
   const root = createDirectory('');

@@ -5,7 +5,8 @@ import { sameTags } from '../../shared/packages/same-tags.ts';
 import { describeTagProblem, validateTags } from '../../shared/packages/tags.ts';
 import type { Package } from '../../shared/schemas/packages.ts';
 import { formatSize } from '../../shared/format/size.ts';
-import { Api } from '../api.ts';
+import { ApiError } from '../../shared/api/errors.ts';
+import { createCliApi } from '../api.ts';
 import { parseCommandArgs, retryDelayOf } from '../args.ts';
 import { requireCredentials } from '../credentials.ts';
 import { CliError, exitCodes } from '../errors.ts';
@@ -51,7 +52,7 @@ export async function runDownload(args: string[], io: CliIo): Promise<number> {
   if (format !== 'zip' && format !== 'archive') throw new CliError(exitCodes.usage, `--format must be zip or archive, not '${format}'`);
   const target = parseTarget(positionals[0], true);
   const credentials = await requireCredentials(io);
-  const api = new Api({ server: credentials.server, token: credentials.token, io, retryDelayMs: retryDelayOf(io.env) });
+  const api = createCliApi({ server: credentials.server, token: credentials.token, io, retryDelayMs: retryDelayOf(io.env) });
   const project = await findProject(api, target.project);
   const branch = await findBranch(api, project, target.branch!);
   if (!branch.currentVersion) throw new CliError(exitCodes.notFound, `nothing is published on ${project.title}/${branch.title} yet`);
@@ -61,8 +62,12 @@ export async function runDownload(args: string[], io: CliIo): Promise<number> {
   const output = resolve(io.env.PWD ?? process.cwd(), values.output ?? defaultName);
 
   const url = await downloadUrl(api, project.id, chosen.id, format === 'zip' ? 'zip' : undefined);
-  const response = await io.fetch(url, { signal: io.signal });
-  if (!response.ok || !response.body) throw new CliError(exitCodes.server, `download failed: HTTP ${response.status}`);
+  // The signed URL is its own authorisation: fetched without the bearer, once (a half-written file is not resumed).
+  const response = await api.fetchFile(url, { retry: false }).catch((error: unknown) => {
+    if (error instanceof ApiError && error.code !== 'request_aborted') throw new CliError(exitCodes.server, `download failed: ${error.status ? `HTTP ${error.status}` : error.message}`);
+    throw error;
+  });
+  if (!response.body) throw new CliError(exitCodes.server, `download failed: HTTP ${response.status} without a body`);
   const total = Number(response.headers.get('content-length') ?? 0);
   const quiet = Boolean(values.json) && !io.isTTY;
   const progress = startProgress(io, 'downloading', total, { quiet });

@@ -1,5 +1,7 @@
-import { UploadRequestError } from '../../shared/upload/index.ts';
-import { Api } from '../api.ts';
+import { ApiError } from '../../shared/api/errors.ts';
+import { routes } from '../../shared/api/routes.ts';
+import type { Me } from '../../shared/schemas/users.ts';
+import { createCliApi } from '../api.ts';
 import { parseCommandArgs, retryDelayOf } from '../args.ts';
 import { readStoredCredentials, removeCredentials, storeCredentials } from '../credentials.ts';
 import { CliError, exitCodes } from '../errors.ts';
@@ -10,8 +12,6 @@ export const loginUsage = `cartridge login --server URL [--token TOKEN]
   stores it with the server address in ~/.config/cartridge/credentials.json (mode 0600).
 cartridge logout
   Forgets the stored token.`;
-
-type Me = { id: string; title: string; name?: string | null };
 
 export async function runLogin(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, { server: { type: 'string' }, token: { type: 'string' } });
@@ -31,12 +31,12 @@ export async function runLogin(args: string[], io: CliIo): Promise<number> {
   let token = values.token ?? io.env.CARTRIDGE_TOKEN;
   if (!token && io.readLine) token = (await io.readLine('API token: '))?.trim();
   if (!token) throw new CliError(exitCodes.usage, 'missing --token TOKEN (or CARTRIDGE_TOKEN)');
-  const api = new Api({ server, token, io, retryDelayMs: retryDelayOf(io.env) });
+  const api = createCliApi({ server, token, io, retryDelayMs: retryDelayOf(io.env) });
   let me: Me;
   try {
-    me = await api.get<Me>('/users/me');
+    me = await api.call(routes.me.get);
   } catch (error) {
-    if (error instanceof UploadRequestError && (error.status === 401 || error.status === 403)) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
       throw new CliError(exitCodes.auth, `the server refused the token (${error.code ?? error.status})`);
     }
     throw error;

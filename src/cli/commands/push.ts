@@ -5,15 +5,17 @@ import { packageTitle } from '../../shared/packages/package-name.ts';
 import { sameTags } from '../../shared/packages/same-tags.ts';
 import { describeTagProblem, validateTags } from '../../shared/packages/tags.ts';
 import { describeFix, describeWarning } from '../../shared/packages/warning-text.ts';
-import { nextVersionTitle, type Version } from '../../shared/schemas/versions.ts';
+import { nextVersionTitle } from '../../shared/schemas/versions.ts';
 import { formatSize } from '../../shared/format/size.ts';
-import { Api, segment } from '../api.ts';
+import { routes } from '../../shared/api/routes.ts';
+import { fetchBaseIndex } from '../../shared/upload/base-index.ts';
+import { createCliApi } from '../api.ts';
 import { parseCommandArgs, retryDelayOf } from '../args.ts';
 import { requireCredentials } from '../credentials.ts';
 import { CliError, exitCodes } from '../errors.ts';
 import { readFolderTree } from '../folder-tree.ts';
 import type { CliIo } from '../io.ts';
-import { currentPackages, fetchBaseIndex, packToFile } from '../push-pack.ts';
+import { currentPackages, packToFile } from '../push-pack.ts';
 import { clearPushCache, createStateWriter, openPushCache, readPushState, type PushState } from '../push-state.ts';
 import { uploadPackage } from '../push-upload.ts';
 import { findBranch, findProject, parseTarget } from '../target.ts';
@@ -85,8 +87,7 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   }
 
   const credentials = await requireCredentials(io);
-  const retryDelayMs = retryDelayOf(io.env);
-  const api = new Api({ server: credentials.server, token: credentials.token, io, retryDelayMs });
+  const api = createCliApi({ server: credentials.server, token: credentials.token, io, retryDelayMs: retryDelayOf(io.env) });
   const project = await findProject(api, target.project);
   if (project.userPossibleActions && !project.userPossibleActions.includes('publishVersion')) {
     throw new CliError(exitCodes.auth, `your role in ${project.title} cannot publish versions (insufficient_privileges)`);
@@ -103,31 +104,30 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
     state && state.fingerprint === folder.fingerprint && state.basePackage === (base?.id ?? null) && (await archiveFile.exists()) && archiveFile.size === state.archiveSize;
   if (!reusable || !state) {
     // The earlier run's package can never be finished now: leave the server no orphan (best effort).
-    if (state?.upload && !state.finalized) await api.request('DELETE', `/projects/${segment(project.id)}/packages/${segment(state.upload.packageId)}`).catch(() => {});
+    if (state?.upload && !state.upload.finalized) await api.call(routes.packages.delete, { params: { project: project.id, package: state.upload.packageId } }).catch(() => {});
     const baseIndex = base ? await fetchBaseIndex(api, project.id, base.id) : undefined;
     // A patch must use the base's compression: its chunks are reused as the server stores them.
     const compression = baseIndex && (requestedCompression === undefined || requestedCompression === baseIndex.compression) ? baseIndex.compression : (requestedCompression ?? 0);
     const patchBase = baseIndex && baseIndex.compression === compression ? baseIndex : undefined;
     const packed = await packToFile(folder.tree, cache.archivePath, { base: patchBase, compression, quiet, io });
-    state = { version: 1, fingerprint: folder.fingerprint, basePackage: patchBase ? base!.id : null, archiveSize: packed.size, patch: Boolean(patchBase) };
+    state = { version: 2, fingerprint: folder.fingerprint, basePackage: patchBase ? base!.id : null, archiveSize: packed.size, patch: Boolean(patchBase) };
     await writer.save(state);
     if (!quiet) log(`packed ${folder.fileCount} files (${formatSize(folder.totalSize)}) into ${patchBase ? 'a patch' : 'an archive'} of ${formatSize(packed.size)}`);
   } else if (!quiet) log(`continuing the interrupted push of ${dir}`);
 
   const pushState: PushState = state;
   const outcome = await uploadPackage(
-    { api, projectId: project.id, cache, state: pushState, save: (next) => writer.save(next), quiet, retryDelayMs },
+    { api, io, projectId: project.id, cache, state: pushState, save: (next) => writer.save(next), quiet },
     { title: values.title, tags, entrypoint },
   );
 
   const versionTitle = values.version ?? nextVersionTitle(branch.currentVersion?.title);
   const otherPackages = current.filter((item) => !sameTags(item.tags, tags)).map((item) => item.id);
-  const version = await api.request<Version>('POST', `/projects/${segment(project.id)}/versions`, {
-    title: versionTitle,
-    description: values.description ?? '',
-    packages: [...otherPackages, outcome.packageId],
+  const version = await api.call(routes.versions.create, {
+    params: { project: project.id },
+    body: { title: versionTitle, description: values.description ?? '', packages: [...otherPackages, outcome.packageId] },
   });
-  await api.request('POST', `/projects/${segment(project.id)}/branches/${segment(branch.id)}/versions/${segment(version.id)}`);
+  await api.call(routes.branches.publish, { params: { project: project.id, branch: branch.id, version: version.id } });
   await clearPushCache(cache);
 
   const name = packageTitle({ title: values.title, tags });

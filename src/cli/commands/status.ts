@@ -1,7 +1,7 @@
 import { formatSize } from '../../shared/format/size.ts';
 import type { Branch } from '../../shared/schemas/branches.ts';
 import type { Package } from '../../shared/schemas/packages.ts';
-import { Api } from '../api.ts';
+import { createCliApi } from '../api.ts';
 import { parseCommandArgs, retryDelayOf } from '../args.ts';
 import { requireCredentials } from '../credentials.ts';
 import { CliError, exitCodes } from '../errors.ts';
@@ -36,7 +36,7 @@ export async function runStatus(args: string[], io: CliIo): Promise<number> {
   if (positionals.length !== 1) throw new CliError(exitCodes.usage, `usage: ${statusUsage.split('\n')[0]}`);
   const target = parseTarget(positionals[0], false);
   const credentials = await requireCredentials(io);
-  const api = new Api({ server: credentials.server, token: credentials.token, io, retryDelayMs: retryDelayOf(io.env) });
+  const api = createCliApi({ server: credentials.server, token: credentials.token, io, retryDelayMs: retryDelayOf(io.env) });
   const project = await findProject(api, target.project);
   const branches = target.branch ? [await findBranch(api, project, target.branch)] : await listBranches(api, project);
   const items: BranchStatus[] = [];

@@ -9,7 +9,7 @@ import { MODE_EXECUTABLE } from '../../shared/archive/constants.ts';
 import { decodeIndex } from '../../shared/archive/index-decode.ts';
 import type { ArchiveDirectory, ArchiveEntry, ArchiveIndex } from '../../shared/archive/types.ts';
 import { Size } from './size.tsx';
-import { ClientError } from '../lib/errors.ts';
+import { api, ApiError } from '../lib/api.ts';
 import { EmptyState, ErrorState, LoadingState } from './states.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -18,8 +18,11 @@ const m = { package_page_contents_empty, package_page_executable, package_page_l
 
 /** Fetches a package's encoded index from its (signed) URL and decodes it with the shared reader. */
 export async function fetchArchiveIndex(url: string): Promise<ArchiveIndex> {
-  const response = await fetch(url);
-  if (!response.ok) throw new ClientError(response.status === 404 ? 'not_found' : 'unexpected_error');
+  const response = await api.fetchFile(url).catch((error: unknown) => {
+    // A failed answer is shown as not_found (404) or unexpected_error; no answer stays 'network'.
+    if (error instanceof ApiError && error.status > 0) throw new ApiError(error.status === 404 ? 'not_found' : 'unexpected_error');
+    throw error;
+  });
   return decodeIndex(new Uint8Array(await response.arrayBuffer()));
 }
 

@@ -4,7 +4,9 @@ import { auth_provider_dialog_text } from '../paraglide/messages/auth_provider_d
 import { auth_provider_dialog_title } from '../paraglide/messages/auth_provider_dialog_title.js';
 import { auth_redirecting } from '../paraglide/messages/auth_redirecting.js';
 import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { ApiError, callApi } from '../lib/api.ts';
+import { api, ApiError } from '../lib/api.ts';
+import { routes } from '../../shared/api/routes.ts';
+import type { StartedExternalAuth } from '../../shared/api/replies.ts';
 import { signInProviders, type SignInProvider } from '../lib/app-info.ts';
 import type { Dialogs } from './dialog-api.tsx';
 import { useDialogs } from './dialog-provider.tsx';
@@ -15,8 +17,6 @@ import { Modal } from './modal.tsx';
 const m = { auth_provider_button, auth_provider_dialog_text, auth_provider_dialog_title, auth_redirecting, dialog_cancel };
 
 export type ExternalIntent = 'login' | 'register' | 'link';
-
-type StartedExternalAuth = { url: string; token: string; postParams?: Record<string, string> | null };
 
 /** Where the finishing step (oauth route, a later issue) finds what start stored (spec §4). */
 export const externalAuthStorageKey = 'externalAuth';
@@ -78,13 +78,12 @@ function AuthDialog({ intent, returnTo, onClose }: { intent: ExternalIntent; ret
 }
 
 async function startExternalAuth(provider: SignInProvider, intent: ExternalIntent): Promise<StartedExternalAuth> {
-  const query = new URLSearchParams({ provider, intent });
   try {
-    return await callApi<StartedExternalAuth>(`/auth/external/start?${query}`, { method: 'POST' });
+    return await api.call(routes.auth.externalStart, { query: { provider, intent } });
   } catch (error) {
     // Until the providers' server side exists the route itself is missing: that is 'not supported'.
     if (error instanceof ApiError && error.status === 404 && (error.code === 'not_found' || error.code === 'http_404')) {
-      throw new ApiError('not_supported', error.message, 501, error.statusText, error.body);
+      throw new ApiError('not_supported', error.message, { status: 501, statusText: error.statusText, body: error.body, request: error.request });
     }
     throw error;
   }

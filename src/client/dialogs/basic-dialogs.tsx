@@ -8,6 +8,7 @@ import { dialog_error_title } from '../paraglide/messages/dialog_error_title.js'
 import { dialog_ok } from '../paraglide/messages/dialog_ok.js';
 import { dialog_required } from '../paraglide/messages/dialog_required.js';
 import { dialog_retry } from '../paraglide/messages/dialog_retry.js';
+import { FormField } from '../components/form-field.tsx';
 import { errorText, type DisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
 
@@ -114,8 +115,6 @@ export function PromptDialog(props: {
   confirmLabel?: string;
   onClose: (value: string | null) => void;
 }) {
-  const inputId = useId();
-  const problemId = useId();
   const [value, setValue] = useState(props.initialValue ?? '');
   const [problem, setProblem] = useState<string | undefined>();
   const submit = (event: FormEvent) => {
@@ -130,27 +129,21 @@ export function PromptDialog(props: {
   return (
     <Modal title={props.title} onCancel={() => props.onClose(null)}>
       <form className="dialog_form" onSubmit={submit} noValidate>
-        <div className="field">
-          <label htmlFor={inputId}>{props.label}</label>
-          <input
-            id={inputId}
-            className="input"
-            data-autofocus
-            value={value}
-            maxLength={props.maxLength}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? problemId : undefined}
-            onChange={(event) => {
-              setValue(event.target.value);
-              setProblem(undefined);
-            }}
-          />
-          {problem ? (
-            <p id={problemId} className="field_problem" role="alert">
-              {problem}
-            </p>
-          ) : null}
-        </div>
+        <FormField label={props.label} error={problem}>
+          {(control) => (
+            <input
+              {...control}
+              className="input"
+              data-autofocus
+              value={value}
+              maxLength={props.maxLength}
+              onChange={(event) => {
+                setValue(event.target.value);
+                setProblem(undefined);
+              }}
+            />
+          )}
+        </FormField>
         <div className="dialog_actions">
           <button type="button" className="button" onClick={() => props.onClose(null)}>
             {m.dialog_cancel()}

@@ -16,6 +16,7 @@ import { invite_link_seats_invalid } from '../paraglide/messages/invite_link_sea
 import { invite_link_seats_limit } from '../paraglide/messages/invite_link_seats_limit.js';
 import { invite_link_seats_none } from '../paraglide/messages/invite_link_seats_none.js';
 import { invite_link_title } from '../paraglide/messages/invite_link_title.js';
+import { FormField } from '../components/form-field.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { trpc } from '../lib/trpc.ts';
 import type { CreatedInvite } from '../../shared/schemas/projects.ts';
@@ -53,7 +54,7 @@ function localDay(date: Date): string {
  */
 export function CreateInviteLinkDialog({ projectId, onClose }: { projectId: string; onClose: (created: CreatedInvite | null) => void }) {
   const create = trpc.projects.invites.create.useMutation();
-  const ids = { date: useId(), dateProblem: useId(), seats: useId(), seatsProblem: useId(), problem: useId() };
+  const problemId = useId();
   const [expiry, setExpiry] = useState<'never' | 'date'>('never');
   const [day, setDay] = useState('');
   const [approval, setApproval] = useState<'immediate' | 'admin'>('immediate');
@@ -89,24 +90,9 @@ export function CreateInviteLinkDialog({ projectId, onClose }: { projectId: stri
             <input type="radio" name="expiry" value="date" checked={expiry === 'date'} onChange={() => setExpiry('date')} /> {m.invite_link_expiry_on()}
           </label>
           {expiry === 'date' ? (
-            <div className="field">
-              <label htmlFor={ids.date}>{m.invite_link_date()}</label>
-              <input
-                id={ids.date}
-                type="date"
-                className="input"
-                min={localDay(new Date())}
-                value={day}
-                aria-invalid={problems.date ? true : undefined}
-                aria-describedby={problems.date ? ids.dateProblem : undefined}
-                onChange={(event) => setDay(event.currentTarget.value)}
-              />
-              {problems.date ? (
-                <p id={ids.dateProblem} className="field_problem" role="alert">
-                  {problems.date}
-                </p>
-              ) : null}
-            </div>
+            <FormField label={m.invite_link_date()} error={problems.date}>
+              {(control) => <input {...control} type="date" className="input" min={localDay(new Date())} value={day} onChange={(event) => setDay(event.currentTarget.value)} />}
+            </FormField>
           ) : null}
         </fieldset>
         <fieldset className="field">
@@ -127,31 +113,25 @@ export function CreateInviteLinkDialog({ projectId, onClose }: { projectId: stri
             <input type="radio" name="seats" value="limit" checked={seatMode === 'limit'} onChange={() => setSeatMode('limit')} /> {m.invite_link_seats_limit()}
           </label>
           {seatMode === 'limit' ? (
-            <div className="field">
-              <label htmlFor={ids.seats}>{m.invite_link_seats_count()}</label>
-              <input
-                id={ids.seats}
-                type="number"
-                inputMode="numeric"
-                className="input"
-                min={1}
-                max={maxSeats}
-                step={1}
-                value={seatsText}
-                aria-invalid={problems.seats ? true : undefined}
-                aria-describedby={problems.seats ? ids.seatsProblem : undefined}
-                onChange={(event) => setSeatsText(event.currentTarget.value)}
-              />
-              {problems.seats ? (
-                <p id={ids.seatsProblem} className="field_problem" role="alert">
-                  {problems.seats}
-                </p>
-              ) : null}
-            </div>
+            <FormField label={m.invite_link_seats_count()} error={problems.seats}>
+              {(control) => (
+                <input
+                  {...control}
+                  type="number"
+                  inputMode="numeric"
+                  className="input"
+                  min={1}
+                  max={maxSeats}
+                  step={1}
+                  value={seatsText}
+                  onChange={(event) => setSeatsText(event.currentTarget.value)}
+                />
+              )}
+            </FormField>
           ) : null}
         </fieldset>
         {problems.server ? (
-          <p id={ids.problem} className="form_problem" role="alert">
+          <p id={problemId} className="form_problem" role="alert">
             {problems.server}
           </p>
         ) : null}

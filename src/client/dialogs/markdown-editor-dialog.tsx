@@ -7,6 +7,7 @@ import { markdown_editor_preview } from '../paraglide/messages/markdown_editor_p
 import { markdown_editor_preview_empty } from '../paraglide/messages/markdown_editor_preview_empty.js';
 import { markdown_editor_save } from '../paraglide/messages/markdown_editor_save.js';
 import { markdown_editor_too_long } from '../paraglide/messages/markdown_editor_too_long.js';
+import { FormField } from '../components/form-field.tsx';
 import { MarkdownView, type MarkdownImage } from '../components/markdown-view.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
@@ -31,8 +32,6 @@ export type MarkdownEditorDialogProps = {
 
 /** Spec §2 markdown editor: the text beside a live preview rendered exactly like the page renders it. */
 export function MarkdownEditorDialog({ title, initial, images, onSave, onClose }: MarkdownEditorDialogProps) {
-  const textId = useId();
-  const hintId = useId();
   const previewId = useId();
   const problemId = useId();
   const [markdown, setMarkdown] = useState(initial);
@@ -63,26 +62,28 @@ export function MarkdownEditorDialog({ title, initial, images, onSave, onClose }
     <Modal title={title} onCancel={() => onClose(false)} className="markdown_editor_dialog">
       <form className="dialog_form" onSubmit={(event) => void submit(event)} noValidate aria-busy={saving || undefined}>
         <div className="markdown_editor_panes">
-          <div className="field markdown_editor_field">
-            <label htmlFor={textId}>{m.markdown_editor_label()}</label>
-            <textarea
-              id={textId}
-              className="input markdown_editor_text"
-              data-autofocus
-              value={markdown}
-              rows={16}
-              maxLength={markdownMaxLength}
-              aria-describedby={problem ? `${hintId} ${problemId}` : hintId}
-              aria-invalid={problem ? true : undefined}
-              onChange={(event) => {
-                setMarkdown(event.target.value);
-                setProblem(undefined);
-              }}
-            />
-            <p id={hintId} className="field_hint">
-              {m.markdown_editor_hint({ syntax: 'Markdown' })}
-            </p>
-          </div>
+          <FormField
+            className="markdown_editor_field"
+            label={m.markdown_editor_label()}
+            hint={m.markdown_editor_hint({ syntax: 'Markdown' })}
+            invalid={Boolean(problem)}
+            describedBy={problem ? problemId : undefined}
+          >
+            {(control) => (
+              <textarea
+                {...control}
+                className="input markdown_editor_text"
+                data-autofocus
+                value={markdown}
+                rows={16}
+                maxLength={markdownMaxLength}
+                onChange={(event) => {
+                  setMarkdown(event.target.value);
+                  setProblem(undefined);
+                }}
+              />
+            )}
+          </FormField>
           <section className="markdown_editor_preview" aria-labelledby={previewId} tabIndex={0}>
             <h3 id={previewId} className="markdown_editor_preview_heading">
               {m.markdown_editor_preview()}

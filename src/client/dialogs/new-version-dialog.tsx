@@ -8,6 +8,7 @@ import { version_packages_later } from '../paraglide/messages/version_packages_l
 import { version_title_label } from '../paraglide/messages/version_title_label.js';
 import { version_title_taken } from '../paraglide/messages/version_title_taken.js';
 import { upload_waiting } from '../paraglide/messages/upload_waiting.js';
+import { FormField } from '../components/form-field.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
 
@@ -18,7 +19,7 @@ const m = { dialog_cancel, dialog_error_message, dialog_required, version_descri
 export type VersionFormValues = { title: string; description: string; packages: string[] };
 
 /**
- * The package picker (src/client/upload/version-packages.tsx): reports the chosen package ids and
+ * The package picker (src/client/dialogs/new-version/version-upload-list.tsx): reports the chosen package ids and
  * whether an upload is still running; without one the dialog says packages come later.
  */
 export type PackagesPicker = (props: { value: string[]; onChange: (packages: string[], pending: boolean) => void }) => ReactNode;
@@ -38,7 +39,7 @@ export type VersionFormDialogProps = {
 
 /** Title and description of a version (new or edited), with the server's refusals shown in place. */
 export function VersionFormDialog(props: VersionFormDialogProps) {
-  const ids = { title: useId(), description: useId(), titleProblem: useId(), packages: useId() };
+  const ids = { packages: useId() };
   const [title, setTitle] = useState(props.initial.title);
   const [description, setDescription] = useState(props.initial.description);
   const [packages, setPackages] = useState<string[]>([]);
@@ -78,31 +79,24 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
   return (
     <Modal title={props.title} onCancel={() => props.onClose(false)}>
       <form className="dialog_form" onSubmit={submit} noValidate>
-        <div className="field">
-          <label htmlFor={ids.title}>{m.version_title_label()}</label>
-          <input
-            id={ids.title}
-            className="input"
-            data-autofocus
-            maxLength={64}
-            value={title}
-            aria-invalid={titleProblem ? true : undefined}
-            aria-describedby={titleProblem ? ids.titleProblem : undefined}
-            onChange={(event) => {
-              setTitle(event.target.value);
-              setTitleProblem(undefined);
-            }}
-          />
-          {titleProblem ? (
-            <p id={ids.titleProblem} className="field_problem" role="alert">
-              {titleProblem}
-            </p>
-          ) : null}
-        </div>
-        <div className="field">
-          <label htmlFor={ids.description}>{m.version_description_label()}</label>
-          <textarea id={ids.description} className="input version_form_description" rows={6} maxLength={100_000} value={description} onChange={(event) => setDescription(event.target.value)} />
-        </div>
+        <FormField label={m.version_title_label()} error={titleProblem}>
+          {(control) => (
+            <input
+              {...control}
+              className="input"
+              data-autofocus
+              maxLength={64}
+              value={title}
+              onChange={(event) => {
+                setTitle(event.target.value);
+                setTitleProblem(undefined);
+              }}
+            />
+          )}
+        </FormField>
+        <FormField label={m.version_description_label()}>
+          {(control) => <textarea {...control} className="input version_form_description" rows={6} maxLength={100_000} value={description} onChange={(event) => setDescription(event.target.value)} />}
+        </FormField>
         {props.withPackages ? (
           <div className="field" role="group" aria-labelledby={ids.packages}>
             <span id={ids.packages} className="version_form_label">

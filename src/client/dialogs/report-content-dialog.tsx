@@ -18,6 +18,7 @@ import { report_recipient } from '../paraglide/messages/report_recipient.js';
 import { report_subject } from '../paraglide/messages/report_subject.js';
 import { report_title } from '../paraglide/messages/report_title.js';
 import { report_write_mail } from '../paraglide/messages/report_write_mail.js';
+import { FormField } from '../components/form-field.tsx';
 import { Modal } from './modal.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -82,8 +83,6 @@ export function reportMailto(recipient: string | null, target: ReportTarget, rea
 /** Explains, takes a reason and details, then offers the prepared mail as a link the user follows. */
 export function ReportContentDialog({ target, recipient, onClose }: { target: ReportTarget; recipient: string | null; onClose: () => void }) {
   const introId = useId();
-  const detailsId = useId();
-  const hintId = useId();
   const [reason, setReason] = useState<ReportReason>('illegal');
   const [details, setDetails] = useState('');
   return (
@@ -101,13 +100,9 @@ export function ReportContentDialog({ target, recipient, onClose }: { target: Re
             </label>
           ))}
         </fieldset>
-        <div className="field">
-          <label htmlFor={detailsId}>{m.report_details_label()}</label>
-          <textarea id={detailsId} className="input report_details" rows={5} maxLength={4000} aria-describedby={hintId} value={details} onChange={(event) => setDetails(event.target.value)} />
-          <p id={hintId} className="field_hint">
-            {m.report_details_hint()}
-          </p>
-        </div>
+        <FormField label={m.report_details_label()} hint={m.report_details_hint()}>
+          {(control) => <textarea {...control} className="input report_details" rows={5} maxLength={4000} value={details} onChange={(event) => setDetails(event.target.value)} />}
+        </FormField>
         <p className="field_hint">{recipient ? m.report_recipient({ email: recipient }) : m.report_no_recipient()}</p>
         <div className="dialog_actions">
           <button type="button" className="button" onClick={onClose}>

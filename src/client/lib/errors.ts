@@ -32,7 +32,7 @@ import { error_wrong_auth } from '../paraglide/messages/error_wrong_auth.js';
 import { error_wrong_credentials } from '../paraglide/messages/error_wrong_credentials.js';
 import { error_wrong_finish_auth_params } from '../paraglide/messages/error_wrong_finish_auth_params.js';
 import { error_wrong_provider } from '../paraglide/messages/error_wrong_provider.js';
-import { ApiError } from './api.ts';
+import { ApiError } from '../../shared/api/errors.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -41,19 +41,9 @@ const m = { error_already_finalized, error_already_member, error_bad_param, erro
 /** What an error dialog or error state needs: the code (catalogued or raw) and any HTTP detail. */
 export type DisplayError = { code: string; status?: number; statusText?: string; details?: unknown };
 
-/** Client-side codes of spec §8 plus transport failures. */
-export class ClientError extends Error {
-  readonly code: string;
-  constructor(code: string, message = code) {
-    super(message);
-    this.name = 'ClientError';
-    this.code = code;
-  }
-}
-
 export function toDisplayError(error: unknown): DisplayError {
-  if (error instanceof ApiError) return { code: error.code, status: error.status, statusText: error.statusText, details: (error.body as { details?: unknown } | undefined)?.details };
-  if (error instanceof ClientError) return { code: error.code };
+  // REST failures and the client-side codes (status 0: no HTTP answer behind them) are one class.
+  if (error instanceof ApiError) return error.status === 0 ? { code: error.code } : { code: error.code, status: error.status, statusText: error.statusText, details: error.details };
   if (error instanceof TRPCClientError) {
     const data = (error as TRPCClientError<never>).data as { code?: unknown; httpStatus?: unknown; details?: unknown } | undefined;
     if (data && typeof data.code === 'string') return { code: data.code, status: typeof data.httpStatus === 'number' ? data.httpStatus : undefined, details: data.details };

@@ -1,6 +1,6 @@
 import { lazy, type ComponentType } from 'react';
 import type { Route } from '../lib/router/match.ts';
-import HomePage from './home/home.tsx';
+import HomePage from './home/home-page.tsx';
 
 export type ViewProps = { params: Record<string, string> };
 
@@ -11,22 +11,22 @@ export type RouteView = {
 };
 
 // Home ships with the shell (the first paint of most visits); every other screen is its own chunk.
-const SignInPage = lazy(() => import('./sign-in/sign-in.tsx'));
-const RegisterPage = lazy(() => import('./sign-in/register.tsx'));
-const MePage = lazy(() => import('./me/me.tsx'));
-const DocsPage = lazy(() => import('./docs/docs.tsx'));
-const ExperimentPage = lazy(() => import('./experiment/experiment.tsx'));
-const InDevelopmentPage = lazy(() => import('../components/in-development.tsx'));
-const ProjectsListPage = lazy(() => import('./projects/list/projects-list.tsx'));
-const ProjectOverviewPage = lazy(() => import('./projects/overview/project-overview.tsx'));
+const SignInPage = lazy(() => import('./sign-in/sign-in-page.tsx'));
+const RegisterPage = lazy(() => import('./sign-in/register-page.tsx'));
+const MePage = lazy(() => import('./me/me-page.tsx'));
+const DocsPage = lazy(() => import('./docs/docs-page.tsx'));
+const ExperimentPage = lazy(() => import('./experiment/experiment-page.tsx'));
+const InDevelopmentPage = lazy(() => import('./in-development/in-development-page.tsx'));
+const ProjectsListPage = lazy(() => import('./projects/list/projects-list-page.tsx'));
+const ProjectOverviewPage = lazy(() => import('./projects/overview/project-overview-page.tsx'));
 const BranchPage = lazy(() => import('./projects/branch/branch-page.tsx'));
 const VersionPage = lazy(() => import('./projects/version/version-page.tsx'));
 const ManagePage = lazy(() => import('./projects/manage/manage-page.tsx'));
-const StoreProjectPage = lazy(() => import('./store/store-project.tsx'));
-const InvitePage = lazy(() => import('./invite/invite.tsx'));
+const StoreProjectPage = lazy(() => import('./store/store-project-page.tsx'));
+const InvitePage = lazy(() => import('./invite/invite-page.tsx'));
 const PackagePage = lazy(() => import('./projects/package/package-page.tsx'));
-const PackagePlayPage = lazy(() => import('./projects/package/package-play.tsx'));
-const StorePlayPage = lazy(() => import('./store/store-play.tsx'));
+const PackagePlayPage = lazy(() => import('./projects/package/package-play-page.tsx'));
+const StorePlayPage = lazy(() => import('./store/store-play-page.tsx'));
 
 /** packages/{package} with its play subpath; reached from the project, a version or a branch's version. */
 const packageRoutes: Route<RouteView> = {
@@ -41,8 +41,8 @@ const packageRoutes: Route<RouteView> = {
     },
   ],
 };
-export const RequiredSignInPage = lazy(() => import('./sign-in/required.tsx'));
-export const NotFoundPage = lazy(() => import('./not-found/not-found.tsx'));
+export const RequiredSignInPage = lazy(() => import('./sign-in/required-sign-in-page.tsx'));
+export const NotFoundPage = lazy(() => import('./not-found/not-found-page.tsx'));
 
 /** Spec §2 routes; later issues add packages, play, local, oauth and admin. */
 export const routes: Route<RouteView>[] = [

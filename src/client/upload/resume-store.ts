@@ -1,5 +1,5 @@
-import type { PartDescriptor } from '../../shared/upload/index.ts';
-import type { ResumeState } from './statuses.ts';
+import type { PartDescriptor } from '../../shared/upload/parts.ts';
+import type { UploadRecord } from '../../shared/upload/record.ts';
 import type { TransferDraft } from './tree-transfer.ts';
 
 /**
@@ -8,8 +8,8 @@ import type { TransferDraft } from './tree-transfer.ts';
  * parts until the upload token expires).
  */
 export type ResumeStore = {
-  load(key: string): ResumeState | null;
-  save(key: string, state: ResumeState): void;
+  load(key: string): UploadRecord | null;
+  save(key: string, state: UploadRecord): void;
   addPart(key: string, descriptor: PartDescriptor): void;
   remove(key: string): void;
 };
@@ -37,17 +37,17 @@ export async function fingerprintKey(fingerprint: string): Promise<string> {
 
 /** localStorage (survives reloads and closed tabs until the token expires); memory when unavailable. */
 export function createResumeStore(storage: Storage | null = typeof localStorage === 'undefined' ? null : localStorage): ResumeStore {
-  const memory = new Map<string, ResumeState>();
-  const read = (key: string): ResumeState | null => {
+  const memory = new Map<string, UploadRecord>();
+  const read = (key: string): UploadRecord | null => {
     if (!storage) return memory.get(key) ?? null;
     try {
       const text = storage.getItem(PREFIX + key);
-      return text ? (JSON.parse(text) as ResumeState) : null;
+      return text ? (JSON.parse(text) as UploadRecord) : null;
     } catch {
       return null;
     }
   };
-  const write = (key: string, state: ResumeState) => {
+  const write = (key: string, state: UploadRecord) => {
     if (!storage) return void memory.set(key, state);
     try {
       storage.setItem(PREFIX + key, JSON.stringify(state));

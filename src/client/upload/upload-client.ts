@@ -1,7 +1,7 @@
 import { apiUrl, authorizationHeaders } from '../lib/api.ts';
 import type { PackageDraft } from './package-draft.ts';
 import { createResumeStore, draftFingerprint, fingerprintKey, type ResumeStore } from './resume-store.ts';
-import { initialUploadState, type PackageUploadState } from './statuses.ts';
+import { initialUploadState, type PackageUploadState } from '../../shared/upload/statuses.ts';
 import { flattenDraft, rebuildDraft, type TransferDraft } from './tree-transfer.ts';
 import { createUploadQueue, type UploadEvent, type UploadQueue } from './upload-queue.ts';
 import type { WorkerMessage, WorkerRequest } from './worker/protocol.ts';

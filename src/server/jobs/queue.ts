@@ -2,7 +2,6 @@ import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import { jobs } from '../db/schema/index.ts';
-import type { OutputOf, PayloadOf } from './kinds.ts';
 import { publishJobUpdate } from './notify.ts';
 
 /**
@@ -13,9 +12,8 @@ import { publishJobUpdate } from './notify.ts';
 
 export type Job<Payload = unknown> = Omit<typeof jobs.$inferSelect, 'payload'> & { payload: Payload };
 
-export type EnqueueJobInput<K extends string> = {
-  kind: K;
-  payload: PayloadOf<K>;
+/** How a job is queued, besides its kind and payload (define-job.ts handles take these). */
+export type EnqueueOptions = {
   projectId?: string | null;
   /** Not before this time (default: now). */
   runAt?: Date;
@@ -25,6 +23,8 @@ export type EnqueueJobInput<K extends string> = {
   dedupeKey?: string | null;
   maxAttempts?: number;
 };
+
+export type EnqueueJobInput<Payload> = EnqueueOptions & { kind: string; payload: Payload };
 
 /** Longest automatic retry delay; the first retry waits 5 s, then 10 s, 20 s, ... */
 const maxRetryDelayMs = 5 * 60_000;
@@ -38,7 +38,7 @@ const milliseconds = (ms: number) => sql`(${String(Math.max(0, Math.round(ms)))}
  * partial unique index makes that hold across processes: ON CONFLICT DO NOTHING on it). Pass a
  * transaction to make the job part of the change that needs it.
  */
-export async function enqueueJob<K extends string>(db: Executor, input: EnqueueJobInput<K>): Promise<Job<PayloadOf<K>> | undefined> {
+export async function enqueueJob<Payload>(db: Executor, input: EnqueueJobInput<Payload>): Promise<Job<Payload> | undefined> {
   const [row] = await db
     .insert(jobs)
     .values({
@@ -53,7 +53,7 @@ export async function enqueueJob<K extends string>(db: Executor, input: EnqueueJ
     // The predicate must repeat the index's literally for PostgreSQL to infer the partial index.
     .onConflictDoNothing({ target: [jobs.kind, jobs.dedupeKey], where: sql`status = 'queued'` })
     .returning();
-  return row as Job<PayloadOf<K>> | undefined;
+  return row as Job<Payload> | undefined;
 }
 
 export type ClaimOptions = { workerId: string; kinds: readonly string[]; leaseMs: number };
@@ -97,7 +97,7 @@ export async function claimJob(db: Executor, options: ClaimOptions): Promise<Job
 const heldBy = (id: string, workerId: string) => and(eq(jobs.id, id), eq(jobs.status, 'running'), eq(jobs.lockedBy, workerId));
 
 /** Marks the job succeeded with its output; false when workerId no longer holds it. */
-export async function completeJob<K extends string>(db: Executor, input: { id: string; workerId: string; output: OutputOf<K> }): Promise<boolean> {
+export async function completeJob(db: Executor, input: { id: string; workerId: string; output: unknown }): Promise<boolean> {
   const updated = await db
     .update(jobs)
     .set({ status: 'succeeded', output: input.output ?? null, error: null, lockedBy: null, lockedUntil: null, finishedAt: sql`now()` })
@@ -110,12 +110,17 @@ export async function completeJob<K extends string>(db: Executor, input: { id: s
 
 /**
  * Records a failure. With attempts left the job is queued again after a backoff (5 s doubling up to
- * 5 min, or retryDelayMs); otherwise, or when a queued job with the same dedupe key already exists (it
- * will do the same work), it ends 'errored' with the message. Returns the resulting status, undefined
- * when workerId no longer holds the job.
+ * 5 min, or retryDelayMs); otherwise, when a queued job with the same dedupe key already exists (it
+ * will do the same work), or when the failure is permanent (retrying cannot help), it ends 'errored'
+ * with the message. Returns the resulting status, undefined when workerId no longer holds the job.
  */
-export async function failJob(db: Executor, input: { id: string; workerId: string; error: string; retryDelayMs?: number }): Promise<'queued' | 'errored' | undefined> {
-  const retry = sql`(${jobs.attempts} < ${jobs.maxAttempts} and not exists (
+export async function failJob(
+  db: Executor,
+  input: { id: string; workerId: string; error: string; retryDelayMs?: number; permanent?: boolean },
+): Promise<'queued' | 'errored' | undefined> {
+  const retry = input.permanent
+    ? sql`false`
+    : sql`(${jobs.attempts} < ${jobs.maxAttempts} and not exists (
     select 1 from jobs d where d.kind = jobs.kind and d.dedupe_key = jobs.dedupe_key and d.status = 'queued'))`;
   const delay =
     input.retryDelayMs !== undefined

@@ -1,26 +1,15 @@
 import type { Deps } from '../deps.ts';
 import { newId } from '../db/ids.ts';
 import { AppError } from '../errors.ts';
+import { JobPayloadError, type JobContext, type RunnableJob } from './define-job.ts';
 import { claimJob, completeJob, extendJobLease, failJob, setJobProgress, type Job } from './queue.ts';
 
-/** What a handler may do besides returning its output. */
-export type JobContext = {
-  workerId: string;
-  /** 0..1; ignored once the lease is lost. */
-  setProgress(progress: number): Promise<void>;
-};
-
-/**
- * Any handler, whatever its payload type: the registry (handlers.ts) is typed per kind, the worker only
- * routes by kind. (Method syntax keeps parameter checking bivariant so typed handlers fit.)
- */
-export type AnyJobHandler = { run(deps: Deps, job: Job<never>, context: JobContext): Promise<unknown> }['run'];
-export type JobHandlerMap = Readonly<Record<string, AnyJobHandler>>;
+export type { JobContext } from './define-job.ts';
 
 export type JobWorkerOptions = {
   /** Idle wait between claims. */
   pollMs: number;
-  /** How long a claim holds a job; renewed every third of it while the handler runs. */
+  /** How long a claim holds a job; renewed every third of it while the job runs. */
   leaseMs: number;
   /** Loops running jobs at once in this process (default 1). */
   concurrency?: number;
@@ -34,12 +23,17 @@ export type JobWorker = {
 };
 
 /**
- * The worker loop: claim a due job of a kind it has a handler for, run the handler, record the outcome;
- * sleep pollMs (or until woken) when nothing is due. Subscribes to deps.jobSignal for in-process
- * wake-ups. A job claimed more often than maxAttempts (its workers kept dying) ends errored unrun.
+ * The worker loop: claim a due job of a kind in `jobs` (the composition root's job list), run it, record
+ * the outcome; sleep pollMs (or until woken) when nothing is due. Subscribes to deps.jobSignal for
+ * in-process wake-ups. A job claimed more often than maxAttempts (its workers kept dying) ends errored unrun.
  */
-export function startJobWorker(deps: Deps, handlers: JobHandlerMap, options: JobWorkerOptions): JobWorker {
-  const kinds = Object.keys(handlers);
+export function startJobWorker(deps: Deps, jobs: readonly RunnableJob[], options: JobWorkerOptions): JobWorker {
+  const byKind = new Map<string, RunnableJob>();
+  for (const job of jobs) {
+    if (byKind.has(job.kind)) throw new Error(`Two jobs of the list have the kind '${job.kind}'`);
+    byKind.set(job.kind, job);
+  }
+  const kinds = [...byKind.keys()];
   const processId = newId(8);
   let stopped = false;
   const sleepers = new Set<() => void>();
@@ -74,7 +68,7 @@ export function startJobWorker(deps: Deps, handlers: JobHandlerMap, options: Job
       await failJob(deps.db, { id: job.id, workerId, error: `The job was abandoned by its workers too many times${lastError}` });
       return;
     }
-    const handler = handlers[job.kind]!;
+    const runnable = byKind.get(job.kind)!;
     const heartbeat = setInterval(() => {
       extendJobLease(deps.db, { id: job.id, workerId, leaseMs: options.leaseMs }).catch((error) =>
         deps.log.error('job lease renewal failed', { job: job.id, error: String(error) }),
@@ -88,13 +82,13 @@ export function startJobWorker(deps: Deps, handlers: JobHandlerMap, options: Job
     };
     try {
       const started = performance.now();
-      const output = await handler(deps, job as Job<never>, context);
+      const output = await runnable.execute(deps, job as Job<never>, context);
       await completeJob(deps.db, { id: job.id, workerId, output });
       deps.log.debug('job succeeded', { job: job.id, kind: job.kind, ms: Math.round(performance.now() - started) });
     } catch (error) {
       // AppError messages are written for users; anything else is logged in full and stored as a summary.
       const message = error instanceof AppError ? error.message : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      const status = await failJob(deps.db, { id: job.id, workerId, error: message });
+      const status = await failJob(deps.db, { id: job.id, workerId, error: message, permanent: error instanceof JobPayloadError });
       deps.log.error('job failed', { job: job.id, kind: job.kind, attempt: job.attempts, next: status, error: message });
     } finally {
       clearInterval(heartbeat);

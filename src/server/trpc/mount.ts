@@ -1,7 +1,7 @@
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { Elysia } from 'elysia';
 import type { Deps } from '../deps.ts';
-import { bearerTokenOf } from '../domains/auth/tokens.ts';
+import { bearerTokenOf } from '../http/bearer-token.ts';
 import type { CheckedBodyText } from '../http/body-guard.ts';
 import { requestOriginOf } from '../http/request-origin.ts';
 import { isCrossSiteRequest } from '../http/same-origin.ts';

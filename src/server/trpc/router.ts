@@ -1,9 +1,10 @@
 import { adminRouter } from '../domains/admin/admin.trpc.ts';
 import { authRouter } from '../domains/auth/auth.trpc.ts';
-import { jobsRouter } from '../domains/jobs/jobs.trpc.ts';
-import { packagesRouter } from '../domains/packages/packages.trpc.ts';
-import { packageDownloadsRouter } from '../domains/packages/downloads.trpc.ts';
-import { playRouter } from '../domains/packages/play.trpc.ts';
+import { browserPlayRouter } from '../domains/browser-play/browser-play.trpc.ts';
+import { jobStatusRouter } from '../domains/job-status/job-status.trpc.ts';
+import { packageDownloadsRouter } from '../domains/packages/downloads/downloads.trpc.ts';
+import { packageRecordProcedures } from '../domains/packages/records/records.trpc.ts';
+import { packageUploadProcedures } from '../domains/packages/uploads/uploads.trpc.ts';
 import { instanceRouter } from '../domains/instance/instance.trpc.ts';
 import { projectsRouter } from '../domains/projects/projects.trpc.ts';
 import { storeRouter } from '../domains/store/store.trpc.ts';
@@ -17,10 +18,10 @@ export const appRouter = router({
   instance: instanceRouter,
   projects: projectsRouter,
   store: storeRouter,
-  packages: packagesRouter,
+  packages: router({ ...packageRecordProcedures, ...packageUploadProcedures }),
   packageDownloads: packageDownloadsRouter,
-  play: playRouter,
-  jobs: jobsRouter,
+  play: browserPlayRouter,
+  jobs: jobStatusRouter,
 });
 
 export type AppRouter = typeof appRouter;

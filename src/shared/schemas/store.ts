@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { packageSchema } from './packages.ts';
 import { descriptionSchema } from './projects.ts';
 
 export const storeCredentialSchema = z.object({
@@ -9,7 +10,14 @@ export const storeCredentialSchema = z.object({
   profilePictureUrl: z.string().nullable(),
 });
 
-/** Spec §3 Store project. SEAM (issue 6): packages carry only their id until the packages table exists. */
+/**
+ * What the store page shows of a package, carried in the store project so the page needs no request per
+ * package: `title` by the naming rule of src/shared/packages/package-name.ts, `size` the bytes of its files.
+ */
+export const storePackageSchema = packageSchema.pick({ id: true, title: true, tags: true, size: true });
+export type StorePackage = z.infer<typeof storePackageSchema>;
+
+/** Spec §3 Store project. */
 export const storeProjectSchema = z.object({
   id: z.string(),
   title: z.string(),
@@ -22,7 +30,7 @@ export const storeProjectSchema = z.object({
       versionTitle: z.string(),
       versionDescription: z.string(),
       branchVersionPublished: z.string(),
-      packages: z.array(z.object({ id: z.string() })),
+      packages: z.array(storePackageSchema),
     }),
   ),
 });

@@ -1,4 +1,10 @@
-/** Spec §9: part uploads in parallel, tries per request and the pause between them. */
+/** Spec §9 upload concurrency: packages packed at once, parts hashed at once, part uploads at once. */
+export const PACKAGING_CONCURRENCY = 2;
+export const HASHING_CONCURRENCY = 3;
 export const PART_UPLOAD_CONCURRENCY = 2;
-export const UPLOAD_TRIES = 3;
-export const UPLOAD_RETRY_DELAY_MS = 5000;
+/** Spec §9: tries per upload request and the pause between them (src/shared/api/retry.ts). */
+export { UPLOAD_RETRY_DELAY_MS, UPLOAD_TRIES } from '../api/retry.ts';
+/** Parts held in memory per package while hashing and uploading: one waiting beyond those in flight. */
+export const PARTS_IN_MEMORY = PART_UPLOAD_CONCURRENCY + 1;
+/** How often a resolve job's state is asked for when its events are not followed. */
+export const RESOLVE_POLL_MS = 500;

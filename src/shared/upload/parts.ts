@@ -22,6 +22,28 @@ export function partRange(part: number, size: number, partSize: number): { start
   return { start, end: Math.min(size, start + partSize) };
 }
 
+/**
+ * One part as a source hands it to the upload pipeline: its bytes, or (a source that can skip ahead)
+ * the descriptor the server acknowledged for it in an earlier run, without reading it again.
+ */
+export type PartInput = { part: number; bytes: Uint8Array; earlier?: undefined } | { part: number; earlier: PartDescriptor; bytes?: undefined };
+
+/**
+ * The parts of a random-access source (an archive packed to disk): acknowledged ones are skipped
+ * unread, the others read one at a time as the pipeline asks for them.
+ */
+export async function* rangeParts(source: PartSource, partSize: number, acknowledged: ReadonlyMap<number, PartDescriptor>): AsyncGenerator<PartInput> {
+  for (let part = 0; part < countParts(source.size, partSize); part++) {
+    const earlier = acknowledged.get(part);
+    if (earlier) {
+      yield { part, earlier };
+      continue;
+    }
+    const { start, end } = partRange(part, source.size, partSize);
+    yield { part, bytes: await source.read(start, end) };
+  }
+}
+
 /** The parts not yet acknowledged, in order: what a resumed upload still has to send. */
 export function missingParts(size: number, partSize: number, acknowledged: readonly PartDescriptor[]): number[] {
   const done = new Set(acknowledged.map((item) => item.part));

@@ -1,10 +1,11 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { ArchiveDirectory } from '../../../shared/archive/index.ts';
 import { dialog_cancel } from '../../paraglide/messages/dialog_cancel.js';
 import { file_tree_move } from '../../paraglide/messages/file_tree_move.js';
 import { file_tree_move_into } from '../../paraglide/messages/file_tree_move_into.js';
 import { file_tree_move_label } from '../../paraglide/messages/file_tree_move_label.js';
 import { file_tree_top_level } from '../../paraglide/messages/file_tree_top_level.js';
+import { FormField } from '../../components/form-field.tsx';
 import { Modal } from '../modal.tsx';
 import { moveTargets } from './tree-rows.ts';
 
@@ -14,7 +15,6 @@ const m = { dialog_cancel, file_tree_move, file_tree_move_into, file_tree_move_l
 
 /** The keyboard way to do what dragging a row onto a folder does: pick the folder from a list. */
 export function MoveDialog(props: { root: ArchiveDirectory; moving: string[]; onClose: (destination: string[] | null) => void }) {
-  const selectId = useId();
   const targets = moveTargets(props.root, props.moving);
   const [choice, setChoice] = useState(0);
   const submit = (event: FormEvent) => {
@@ -25,16 +25,17 @@ export function MoveDialog(props: { root: ArchiveDirectory; moving: string[]; on
   return (
     <Modal title={m.file_tree_move_label({ name: props.moving[props.moving.length - 1] ?? '' })} onCancel={() => props.onClose(null)}>
       <form className="dialog_form" onSubmit={submit}>
-        <div className="field">
-          <label htmlFor={selectId}>{m.file_tree_move_into()}</label>
-          <select id={selectId} className="select" data-autofocus value={choice} onChange={(event) => setChoice(Number(event.currentTarget.value))}>
-            {targets.map((parts, i) => (
-              <option key={parts.join('/')} value={i}>
-                {parts.length === 0 ? m.file_tree_top_level() : parts.join('/')}
-              </option>
-            ))}
-          </select>
-        </div>
+        <FormField label={m.file_tree_move_into()}>
+          {(control) => (
+            <select {...control} className="select" data-autofocus value={choice} onChange={(event) => setChoice(Number(event.currentTarget.value))}>
+              {targets.map((parts, i) => (
+                <option key={parts.join('/')} value={i}>
+                  {parts.length === 0 ? m.file_tree_top_level() : parts.join('/')}
+                </option>
+              ))}
+            </select>
+          )}
+        </FormField>
         <div className="dialog_actions">
           <button type="button" className="button" onClick={() => props.onClose(null)}>
             {m.dialog_cancel()}

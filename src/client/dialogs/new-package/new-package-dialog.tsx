@@ -2,6 +2,7 @@ import { useId, useMemo, useState, type FormEvent } from 'react';
 import { applyFix, checkPackage, type PackageFix } from '../../../shared/packages/checks.ts';
 import { defaultPackageTitle } from '../../../shared/packages/default-title.ts';
 import { sortTags } from '../../../shared/packages/tags.ts';
+import { FormField } from '../../components/form-field.tsx';
 import { TagPicker } from '../../components/tag-picker.tsx';
 import { dialog_cancel } from '../../paraglide/messages/dialog_cancel.js';
 import { new_package_create } from '../../paraglide/messages/new_package_create.js';
@@ -67,8 +68,6 @@ const TITLE_MAX_LENGTH = 128;
  * refuses an upload above the project's packageSize quota before anything is sent.
  */
 export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDATES, initialTags, onClose }: NewPackageDialogOptions & { onClose: (draft: PackageDraft | null) => void }) {
-  const titleId = useId();
-  const titleHintId = useId();
   const tagsHeadingId = useId();
   const filesHeadingId = useId();
   const [tags, setTags] = useState<string[]>(() => sortTags(initialTags ?? []));
@@ -125,21 +124,11 @@ export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDA
           <TagPicker value={tags} onChange={setTags} />
           <BaseNotice candidates={basePackages} base={basePackage} />
         </section>
-        <div className="field">
-          <label htmlFor={titleId}>{m.new_package_title_label()}</label>
-          <input
-            id={titleId}
-            className="input"
-            value={title}
-            maxLength={TITLE_MAX_LENGTH}
-            placeholder={defaultPackageTitle(tags)}
-            aria-describedby={titleHintId}
-            onChange={(event) => setTitle(event.currentTarget.value)}
-          />
-          <p id={titleHintId} className="field_hint">
-            {m.new_package_title_hint()}
-          </p>
-        </div>
+        <FormField label={m.new_package_title_label()} hint={m.new_package_title_hint()}>
+          {(control) => (
+            <input {...control} className="input" value={title} maxLength={TITLE_MAX_LENGTH} placeholder={defaultPackageTitle(tags)} onChange={(event) => setTitle(event.currentTarget.value)} />
+          )}
+        </FormField>
         <section className="new_package_section" aria-labelledby={filesHeadingId}>
           <div className="new_package_files_header">
             <h3 id={filesHeadingId} className="new_package_heading">

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { decodeIndex, isArchiveError, type ArchiveIndex, type ArchiveTree } from '../../../shared/archive/index.ts';
+import { api } from '../../lib/api.ts';
 import { trpc } from '../../lib/trpc.ts';
 import { indexPackageTree, uploadPackSettings, type IndexProgress } from './package-index.ts';
 
@@ -66,8 +67,8 @@ export function useBaseIndex(projectId: string, basePackageId: string | null): B
     setState({ packageId: basePackageId, value: { status: 'loading' } });
     (async () => {
       const { url } = await utils.packageDownloads.url.fetch({ project: projectId, package: basePackageId, filter: 'index' }, { staleTime: 0 });
-      const response = await fetch(new URL(url, location.href));
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      // A signed file URL (no bearer), fetched once through the REST client.
+      const response = await api.fetchFile(url);
       return decodeIndex(new Uint8Array(await response.arrayBuffer()));
     })().then(
       (index) => {

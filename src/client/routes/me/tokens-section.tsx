@@ -18,6 +18,7 @@ import { me_token_name_default } from '../../paraglide/messages/me_token_name_de
 import { me_tokens_empty } from '../../paraglide/messages/me_tokens_empty.js';
 import { me_tokens_heading } from '../../paraglide/messages/me_tokens_heading.js';
 import { me_tokens_intro } from '../../paraglide/messages/me_tokens_intro.js';
+import { FormField } from '../../components/form-field.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { useLanguage } from '../../lib/i18n/index.ts';
@@ -103,7 +104,7 @@ function CreateTokenForm() {
   const dialogs = useDialogs();
   const utils = trpc.useUtils();
   const create = trpc.users.sessions.create.useMutation();
-  const ids = { name: useId(), expiry: useId(), date: useId(), problem: useId() };
+  const ids = { name: useId(), problem: useId() };
   const [expiry, setExpiry] = useState<'never' | 'date'>('never');
   const [problem, setProblem] = useState<string | undefined>();
 
@@ -132,10 +133,9 @@ function CreateTokenForm() {
   return (
     <form className="form token_form" onSubmit={submit} aria-labelledby={`${ids.name}-heading`}>
       <h3 id={`${ids.name}-heading`}>{m.me_token_form_heading()}</h3>
-      <div className="field">
-        <label htmlFor={ids.name}>{m.me_token_name()}</label>
-        <input id={ids.name} name="title" className="input" maxLength={64} placeholder={m.me_token_name_default()} />
-      </div>
+      <FormField id={ids.name} label={m.me_token_name()}>
+        {(control) => <input {...control} name="title" className="input" maxLength={64} placeholder={m.me_token_name_default()} />}
+      </FormField>
       <fieldset className="field">
         <legend>{m.me_token_expiry()}</legend>
         <label className="choice">
@@ -145,19 +145,9 @@ function CreateTokenForm() {
           <input type="radio" name="expiry" value="date" checked={expiry === 'date'} onChange={() => setExpiry('date')} /> {m.me_token_expiry_on_date()}
         </label>
         {expiry === 'date' ? (
-          <div className="field">
-            <label htmlFor={ids.date}>{m.me_token_expiry_date()}</label>
-            <input
-              id={ids.date}
-              name="expires"
-              type="date"
-              className="input"
-              min={todayIso()}
-              required
-              aria-invalid={problem ? true : undefined}
-              aria-describedby={problem ? ids.problem : undefined}
-            />
-          </div>
+          <FormField label={m.me_token_expiry_date()} invalid={Boolean(problem)} describedBy={problem ? ids.problem : undefined}>
+            {(control) => <input {...control} name="expires" type="date" className="input" min={todayIso()} required />}
+          </FormField>
         ) : null}
       </fieldset>
       {problem ? (

@@ -5,7 +5,7 @@ import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { toDisplayError } from '../../lib/errors.ts';
 import { trpc } from '../../lib/trpc.ts';
 import type { Project, ProjectAction } from '../../../shared/schemas/projects.ts';
-import NotFound from '../not-found/not-found.tsx';
+import NotFound from '../not-found/not-found-page.tsx';
 import { projectHref, projectsHref } from './links.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

@@ -5,6 +5,7 @@ import { Size } from '../../components/size.tsx';
 import { EmptyState } from '../../components/states.tsx';
 import { TagList } from '../../components/tag-list.tsx';
 import { trpc } from '../../lib/trpc.ts';
+import type { StorePackage as StorePackageSummary } from '../../../shared/schemas/store.ts';
 import { storePlayHref } from '../projects/links.ts';
 import { DownloadButtons, type DownloadSource } from '../projects/package/package-downloads.tsx';
 import { WEB_TAG } from '../projects/package/package-launchers.tsx';
@@ -14,28 +15,23 @@ import { WEB_TAG } from '../projects/package/package-launchers.tsx';
 const m = { package_page_play_browser, store_packages_empty };
 
 /** The packages of a branch's current version: title, tags, size, downloads and Play for web packages. */
-export function StorePackages({ projectId, branchId, packages }: { projectId: string; branchId: string; packages: { id: string }[] }) {
+export function StorePackages({ projectId, branchId, packages }: { projectId: string; branchId: string; packages: StorePackageSummary[] }) {
   if (packages.length === 0) return <EmptyState>{m.store_packages_empty()}</EmptyState>;
   return (
     <ul className="store_packages">
-      {packages.map((item) => (
-        <li key={item.id} className="store_package" data-package-id={item.id}>
-          <StorePackage projectId={projectId} branchId={branchId} packageId={item.id} />
+      {packages.map((pkg) => (
+        <li key={pkg.id} className="store_package" data-package-id={pkg.id}>
+          <StorePackage projectId={projectId} branchId={branchId} pkg={pkg} />
         </li>
       ))}
     </ul>
   );
 }
 
-/**
- * The store project lists package ids only; packages.get gives the rest (visitors may read a package
- * published to a public branch). Should it fail, the id and the downloads still show.
- */
-function StorePackage({ projectId, branchId, packageId }: { projectId: string; branchId: string; packageId: string }) {
+/** The store project carries each package's summary, so nothing is fetched until a download starts. */
+function StorePackage({ projectId, branchId, pkg }: { projectId: string; branchId: string; pkg: StorePackageSummary }) {
   const utils = trpc.useUtils();
-  const details = trpc.packages.get.useQuery({ project: projectId, package: packageId });
-  const pkg = details.data;
-  const input = { project: projectId, branch: branchId, package: packageId };
+  const input = { project: projectId, branch: branchId, package: pkg.id };
   const source: DownloadSource = {
     zipUrl: async () => (await utils.packageDownloads.storeUrl.fetch({ ...input, filter: 'zip' }, { staleTime: 0 })).url,
     torrent: () => utils.packageDownloads.storeTorrent.fetch(input, { staleTime: 0 }),
@@ -43,17 +39,15 @@ function StorePackage({ projectId, branchId, packageId }: { projectId: string; b
   return (
     <div className="store_package_body">
       <div className="store_package_info">
-        <p className="store_package_title">{pkg ? <bdi>{pkg.title}</bdi> : <code>{packageId}</code>}</p>
-        {pkg ? (
-          <>
-            <TagList tags={pkg.tags} />
-            {pkg.size !== null ? <Size bytes={pkg.size} className="store_package_size" /> : null}
-          </>
-        ) : null}
+        <p className="store_package_title">
+          <bdi>{pkg.title}</bdi>
+        </p>
+        <TagList tags={pkg.tags} />
+        {pkg.size !== null ? <Size bytes={pkg.size} className="store_package_size" /> : null}
       </div>
       <div className="store_package_actions">
-        {pkg?.tags.includes(WEB_TAG) ? (
-          <Link href={storePlayHref(projectId, branchId, packageId)} className="button button_primary">
+        {pkg.tags.includes(WEB_TAG) ? (
+          <Link href={storePlayHref(projectId, branchId, pkg.id)} className="button button_primary">
             {m.package_page_play_browser()}
           </Link>
         ) : null}

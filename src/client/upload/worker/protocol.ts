@@ -1,11 +1,10 @@
-import type { UploadApiConfig } from '../upload-api.ts';
-import type { UploadEvent } from '../upload-queue.ts';
-import type { ResumeState } from '../statuses.ts';
+import type { UploadRecord } from '../../../shared/upload/record.ts';
+import type { UploadApiConfig, UploadEvent } from '../upload-queue.ts';
 import type { TransferDraft } from '../tree-transfer.ts';
 
 /** Page → upload worker. */
 export type WorkerRequest =
-  | { type: 'add'; id: string; project: string; api: Omit<UploadApiConfig, 'fetch'>; draft: TransferDraft; resume: ResumeState | null }
+  | { type: 'add'; id: string; project: string; api: UploadApiConfig; draft: TransferDraft; resume: UploadRecord | null }
   | { type: 'cancel'; id: string };
 
 /** Upload worker → page. */

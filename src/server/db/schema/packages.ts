@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp } from 'drizzle-orm/pg-core';
-import { projects } from './projects.ts';
+import { bigint, check, index, integer, jsonb, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { projects, versions } from './projects.ts';
 
 const time = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -19,7 +19,7 @@ export const packages = pgTable(
     projectId: text('project_id')
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
-    /** null: no title was given; the API shows one derived from the version and tags (package-json.ts). */
+    /** null: no title was given; the API shows one derived from the version and tags (packages/records/describe-package.ts). */
     title: text('title'),
     tags: jsonb('tags').$type<string[]>().notNull().default([]),
     entrypoint: jsonb('entrypoint').$type<string[] | null>(),
@@ -80,4 +80,27 @@ export const uploadParts = pgTable(
     createdAt: time('created_at').notNull().defaultNow(),
   },
   (table) => [primaryKey({ columns: [table.packageId, table.part] })],
+);
+
+/**
+ * The packages of a version, in order. The package FK is NO ACTION (checked at the end of the
+ * statement, so a project delete cascading to both tables passes); a package a version lists cannot be
+ * deleted alone (the service answers not_empty first).
+ */
+export const versionPackages = pgTable(
+  'version_packages',
+  {
+    versionId: text('version_id')
+      .notNull()
+      .references(() => versions.id, { onDelete: 'cascade' }),
+    packageId: text('package_id')
+      .notNull()
+      .references(() => packages.id, { onDelete: 'no action' }),
+    position: integer('position').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.versionId, table.position] }),
+    uniqueIndex('version_packages_version_package').on(table.versionId, table.packageId),
+    index('version_packages_package').on(table.packageId),
+  ],
 );

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
-import { packages } from './packages.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 
@@ -163,27 +162,4 @@ export const branchVersions = pgTable(
     publishedAt: timestamp('published_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (table) => [index('branch_versions_branch_published').on(table.branchId, table.publishedAt), index('branch_versions_version').on(table.versionId)],
-);
-
-/**
- * The packages of a version, in order. The package FK is NO ACTION (checked at the end of the
- * statement, so a project delete cascading to both tables passes); a package a version lists cannot be
- * deleted alone (the service answers not_empty first).
- */
-export const versionPackages = pgTable(
-  'version_packages',
-  {
-    versionId: text('version_id')
-      .notNull()
-      .references(() => versions.id, { onDelete: 'cascade' }),
-    packageId: text('package_id')
-      .notNull()
-      .references(() => packages.id, { onDelete: 'no action' }),
-    position: integer('position').notNull(),
-  },
-  (table) => [
-    primaryKey({ columns: [table.versionId, table.position] }),
-    uniqueIndex('version_packages_version_package').on(table.versionId, table.packageId),
-    index('version_packages_package').on(table.packageId),
-  ],
 );

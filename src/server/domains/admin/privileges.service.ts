@@ -26,7 +26,7 @@ export async function revokePrivilege(deps: Deps, actor: Actor, input: Privilege
   return applyPrivilegeChange(deps.db, input, 'revoke');
 }
 
-/** Shared by the admin procedures and the `cartridge admin` command, which talks to the database directly. */
+/** Shared by the admin procedures and the server's `admin` command (commands/admin.ts), which talks to the database directly. */
 export async function applyPrivilegeChange(db: Database, rawInput: PrivilegeChange, change: 'grant' | 'revoke'): Promise<Me> {
   const input = adminPrivilegeInput.parse(rawInput);
   const userId = await findUserId(db, input.user);

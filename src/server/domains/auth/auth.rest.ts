@@ -6,7 +6,7 @@ import { actorResolver } from '../../http/actor.ts';
 import { requestOriginOf } from '../../http/request-origin.ts';
 import { assertSameOrigin } from '../../http/same-origin.ts';
 import { clearedSessionCookie, sessionCookie, sessionTokenFromCookie } from '../../http/session-cookie.ts';
-import { bearerTokenOf } from './tokens.ts';
+import { bearerTokenOf } from '../../http/bearer-token.ts';
 import { clearSession, getSession, signInWithPassword } from './auth.service.ts';
 
 export function authRoutes(deps: Deps) {

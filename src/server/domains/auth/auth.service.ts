@@ -11,7 +11,7 @@ import { decoyPasswordHash, hashPassword, verifyPasswordHash } from './password-
 import { assertAcceptableNewPassword } from './password-policy.ts';
 import { findLiveSession, type LiveSession } from './principal.ts';
 import { reserveSignInAttempt, settleSuccessfulSignIn } from './sign-in-limits.ts';
-import { generateToken, hashToken } from './tokens.ts';
+import { generateToken, hashToken } from '../../crypto/index.ts';
 
 export type RequestOrigin = { address?: string; userAgent?: string };
 export type SignedIn = { session: Session; token: string };

@@ -4,7 +4,7 @@ import type { Database } from '../../db/client.ts';
 import { sessions, userPrivileges, users } from '../../db/schema/index.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor, UserActor } from './actor.ts';
-import { hashToken } from './tokens.ts';
+import { hashToken } from '../../crypto/index.ts';
 
 /** Use refreshes last-used (and a browser session's expiry) at most this often, to spare writes. */
 const touchEveryMs = 5 * 60 * 1000;

@@ -80,8 +80,8 @@ export async function settleSuccessfulSignIn(db: Database, attempt: SignInAttemp
 }
 
 /**
- * Counters whose window ended are worth nothing (the next attempt starts a new window): the hourly
- * sweep removes them, so guesses at made-up names and addresses do not pile up rows.
+ * Counters whose window ended are worth nothing (the next attempt starts a new window): an hourly
+ * job (sign-in-counters.job.ts) removes them, so guesses at made-up names and addresses do not pile up rows.
  */
 export async function forgetExpiredSignInCounters(db: Database): Promise<number> {
   const removed = await db

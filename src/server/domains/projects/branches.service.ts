@@ -7,8 +7,9 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../auth/actor.ts';
 import { loadProjectAccess, requireAction, type ProjectAccess } from './access.ts';
-import { readProjectQuotas } from './projects.service.ts';
-import { effectiveRetention, enqueueRetention } from './retention.service.ts';
+import { readProjectQuotas } from './project-quotas.ts';
+import { enqueueRetention } from './retention.job.ts';
+import { effectiveRetention } from './retention.service.ts';
 
 type BranchRow = {
   id: string;

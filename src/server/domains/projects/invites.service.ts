@@ -5,7 +5,7 @@ import { newId } from '../../db/ids.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { requireUser, type Actor } from '../auth/actor.ts';
-import { generateToken, hashToken } from '../auth/tokens.ts';
+import { generateToken, hashToken } from '../../crypto/index.ts';
 import { loadProjectAccess, requireAction } from './access.ts';
 
 /** Spec §9: a one-time invite is approved, lasts 24 hours and admits one person. */

@@ -9,14 +9,14 @@ import {
   type Project,
   type Quotas,
 } from '../../../shared/schemas/projects.ts';
-import type { Config } from '../../config.ts';
 import type { Executor } from '../../db/client.ts';
 import { projects, projectStars, projectUsers } from '../../db/schema/index.ts';
 import { newId } from '../../db/ids.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import { requireAdmin, requirePrivilege, requireUser, type Actor } from '../auth/actor.ts';
+import { readProjectQuotas } from './project-quotas.ts';
+import { enqueueRetention } from './retention.job.ts';
 import { loadProjectAccess, membershipOf, possibleActions, projectWithMembershipColumns, requireAction, type ProjectAccess } from './access.ts';
 
 export function describeProject(access: ProjectAccess): Project {
@@ -136,39 +136,10 @@ export async function setProjectQuotas(deps: Deps, actor: Actor, rawInput: unkno
     .where(eq(projects.id, input.project))
     .returning({ id: projects.id });
   if (updated.length === 0) throw notFound('project');
-  // New retention quotas apply now rather than at the next hourly sweep (kind 'retention' as in
-  // retention.service enqueueRetention; enqueued directly to keep this file free of an import cycle).
-  await enqueueJob(deps.db, { kind: 'retention', payload: { projectId: input.project }, projectId: input.project, dedupeKey: input.project });
+  // New retention quotas apply now rather than at the next hourly sweep.
+  await enqueueRetention(deps.db, input.project);
   deps.jobSignal.notify();
   return readProjectQuotas(deps.db, deps.config.quotas, input.project);
-}
-
-/**
- * The one quota resolution: the project's override, else the instance default; 0 means no limit and is
- * reported as null. Branch retention puts the branch's own override in front of this (retention.service
- * effectiveRetention). Takes an executor so it can run inside a caller's transaction.
- */
-export async function readProjectQuotas(db: Executor, defaults: Config['quotas'], projectId: string): Promise<Quotas> {
-  const [row] = await db
-    .select({
-      packageSize: projects.quotaPackageSize,
-      branchVersionsCount: projects.quotaBranchVersionsCount,
-      branchVersionsTime: projects.quotaBranchVersionsTime,
-      branchVersionsNonCurrentTime: projects.quotaBranchVersionsNonCurrentTime,
-    })
-    .from(projects)
-    .where(eq(projects.id, projectId));
-  if (!row) throw notFound('project');
-  const pick = (override: number | null, fallback: number) => {
-    const value = override ?? fallback;
-    return value === 0 ? null : value;
-  };
-  return {
-    packageSize: pick(row.packageSize, defaults.packageSize),
-    branchVersionsCount: pick(row.branchVersionsCount, defaults.branchVersionsCount),
-    branchVersionsTime: pick(row.branchVersionsTime, defaults.branchVersionsTime),
-    branchVersionsNonCurrentTime: pick(row.branchVersionsNonCurrentTime, defaults.branchVersionsNonCurrentTime),
-  };
 }
 
 export async function getDescription(deps: Deps, actor: Actor, projectId: string): Promise<Description> {

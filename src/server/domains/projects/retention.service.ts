@@ -1,11 +1,9 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { BranchRetention } from '../../../shared/schemas/branches.ts';
 import type { Quotas } from '../../../shared/schemas/projects.ts';
-import type { Executor } from '../../db/client.ts';
 import { branches, branchVersions, projects, versions } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
-import { enqueueJob } from '../../jobs/queue.ts';
-import { readProjectQuotas } from './projects.service.ts';
+import { readProjectQuotas } from './project-quotas.ts';
 
 /**
  * Branch retention (spec §3; README "Retention"). Times are seconds, counts are versions.
@@ -21,9 +19,8 @@ import { readProjectQuotas } from './projects.service.ts';
  * branch keeps that row, so it is never deleted; versions never published are left alone (a developer
  * may be about to publish one).
  *
- * Runs as the 'retention' job (one queued per project: dedupe key = project id), queued by every
- * publish, by retention changes, and hourly by the 'retention_sweep' job so time limits apply without
- * new publishes.
+ * Runs as the 'retention' job (retention.job.ts: one queued per project), queued by every publish, by
+ * retention changes, and hourly by the 'retention_sweep' job so time limits apply without new publishes.
  */
 
 export type RetentionResult = {
@@ -47,27 +44,6 @@ export function effectiveRetention(branch: BranchOverrides, projectQuotas: Quota
     quotaTime: pick(branch.quotaTime, projectQuotas.branchVersionsTime),
     quotaNonCurrentTime: pick(branch.quotaNonCurrentTime, projectQuotas.branchVersionsNonCurrentTime),
   };
-}
-
-/**
- * Queues the project's retention run, unless one is already queued (it will see this change: it takes
- * the project lock, so it runs after the caller's transaction commits). Call deps.jobSignal.notify()
- * after the commit to run it at once in this process.
- */
-export async function enqueueRetention(db: Executor, projectId: string): Promise<void> {
-  await enqueueJob(db, { kind: 'retention', payload: { projectId }, projectId, dedupeKey: projectId });
-}
-
-/** The next hourly sweep; at most one is queued across all processes (dedupe key 'sweep'). */
-export async function scheduleRetentionSweep(db: Executor, delayMs = 60 * 60_000): Promise<void> {
-  await enqueueJob(db, { kind: 'retention_sweep', payload: {}, dedupeKey: 'sweep', delayMs });
-}
-
-/** Queues a retention run for every project that has branches (the sweep job's work). */
-export async function enqueueRetentionForAllProjects(db: Executor): Promise<number> {
-  const rows = await db.select({ projectId: branches.projectId }).from(branches).groupBy(branches.projectId).orderBy(asc(branches.projectId));
-  for (const row of rows) await enqueueRetention(db, row.projectId);
-  return rows.length;
 }
 
 export type Publish = { id: string; versionId: string; publishedAt: Date };

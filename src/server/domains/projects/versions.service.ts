@@ -14,7 +14,7 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../auth/actor.ts';
 import { loadProjectAccess, requireAction, type ProjectAccess } from './access.ts';
-import { enqueueRetention } from './retention.service.ts';
+import { enqueueRetention } from './retention.job.ts';
 
 type VersionRow = { id: string; title: string; description: string; createdAt: Date };
 

@@ -5,8 +5,9 @@ import { subscribeChannel } from '../../db/notify.ts';
 /**
  * Store pages are read far more often than they change, so each process keeps the pages it built,
  * and drops them when the database says something they show changed. Correct with N processes: every
- * write to what a store page shows fires a trigger (migration 0004_store_notify) that NOTIFYs
- * 'store_changed' with the project id ('*' for owner names and credentials) at commit, and every
+ * write to what a store page shows fires a trigger (migrations 0004_store_notify, and
+ * 0005_store_packages_notify for package titles and tags) that NOTIFYs 'store_changed' with the
+ * project id ('*' for owner names and credentials) at commit, and every
  * process LISTENs. Safety nets: nothing is cached until the LISTEN is in place, everything is dropped
  * when it had to be re-established (notifications may have been missed), and entries expire after
  * maxAgeMs anyway.

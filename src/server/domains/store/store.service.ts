@@ -1,8 +1,9 @@
 import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
-import { branches, branchVersions, credentials, projects, projectUsers, users, versionPackages, versions } from '../../db/schema/index.ts';
+import { branches, branchVersions, credentials, packages, projects, projectUsers, users, versionPackages, versions } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
+import { summarizePackage } from '../packages/records/describe-package.ts';
 import { storeCacheOf } from './store-cache.ts';
 
 /** Notifications keep cached pages exact; the age limit only bounds what a missed one could leave. */
@@ -22,8 +23,9 @@ export async function getStoreProjectJson(deps: Deps, projectId: string): Promis
 
 /**
  * What anyone (signed in or not) sees of a public project: the owner with
- * their public credentials, the description, and each public branch's current version. Private projects
- * are not_found for everyone here, members included (the store is the public face).
+ * their public credentials, the description, and each public branch's current version with a summary
+ * of its packages. Private projects are not_found for everyone here, members included (the store is
+ * the public face).
  */
 async function loadStoreProject(deps: Deps, projectId: string): Promise<StoreProject> {
   const [project] = await deps.db
@@ -69,8 +71,9 @@ async function loadStoreProject(deps: Deps, projectId: string): Promise<StorePro
     .orderBy(branchVersions.branchId, desc(branchVersions.publishedAt), desc(branchVersions.id));
   const packageRows = current.length
     ? await deps.db
-        .select({ versionId: versionPackages.versionId, packageId: versionPackages.packageId })
+        .select({ versionId: versionPackages.versionId, id: packages.id, title: packages.title, tags: packages.tags, totalSize: packages.totalSize })
         .from(versionPackages)
+        .innerJoin(packages, eq(packages.id, versionPackages.packageId))
         .where(inArray(versionPackages.versionId, current.map((row) => row.versionId)))
         .orderBy(asc(versionPackages.position))
     : [];
@@ -88,7 +91,7 @@ async function loadStoreProject(deps: Deps, projectId: string): Promise<StorePro
         versionTitle: row.versionTitle,
         versionDescription: row.versionDescription,
         branchVersionPublished: row.publishedAt.toISOString(),
-        packages: packageRows.filter((item) => item.versionId === row.versionId).map((item) => ({ id: item.packageId })),
+        packages: packageRows.filter((item) => item.versionId === row.versionId).map(summarizePackage),
       })),
   };
 }

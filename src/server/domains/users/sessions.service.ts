@@ -5,7 +5,7 @@ import { sessions } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { requireBrowserSession, requireUser, type Actor } from '../auth/actor.ts';
-import { generateToken, hashToken } from '../auth/tokens.ts';
+import { generateToken, hashToken } from '../../crypto/index.ts';
 
 type SessionRow = typeof sessions.$inferSelect;
 

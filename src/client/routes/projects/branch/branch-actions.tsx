@@ -11,7 +11,7 @@ import { branch_rename_title } from '../../../paraglide/messages/branch_rename_t
 import { version_publish } from '../../../paraglide/messages/version_publish.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { VersionFormDialog, type PackagesPicker, type VersionFormValues } from '../../../dialogs/new-version-dialog.tsx';
-import { VersionPackages } from '../../../upload/version-packages.tsx';
+import { VersionUploadList } from '../../../dialogs/new-version/version-upload-list.tsx';
 import { SelectVersionDialog } from '../../../dialogs/select-version-dialog.tsx';
 import { toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';
@@ -50,7 +50,7 @@ export function BranchActions({ project, branch }: { project: Project; branch: B
     const current = branch.currentVersion ? await utils.packages.ofVersion.fetch({ project: project.id, version: branch.currentVersion.version }).catch(() => []) : [];
     const currentPackages = current.filter((item) => item.status === 'ready').map((item) => ({ id: item.id, title: item.title, tags: item.tags }));
     const packages: PackagesPicker = ({ onChange }) => (
-      <VersionPackages projectId={project.id} maxSize={quotas?.packageSize ?? null} currentPackages={currentPackages} onChange={onChange} />
+      <VersionUploadList projectId={project.id} maxSize={quotas?.packageSize ?? null} currentPackages={currentPackages} onChange={onChange} />
     );
     // Created once, then only published: a failed publish retried from the dialog must not create twice.
     let created: Version | undefined;

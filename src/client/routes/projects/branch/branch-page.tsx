@@ -1,7 +1,7 @@
 import type { ViewProps } from '../../routes.ts';
 import { ErrorState, LoadingState } from '../../../components/states.tsx';
 import { trpc } from '../../../lib/trpc.ts';
-import NotFound from '../../not-found/not-found.tsx';
+import NotFound from '../../not-found/not-found-page.tsx';
 import { ProjectFrame, projectCrumbs } from '../project-frame.tsx';
 import { BranchesSidebar } from '../sidebars.tsx';
 import { BranchSummary } from './branch-summary.tsx';

@@ -13,6 +13,7 @@ import { branch_retention_noncurrent } from '../../../paraglide/messages/branch_
 import { branch_retention_save } from '../../../paraglide/messages/branch_retention_save.js';
 import { branch_retention_saved } from '../../../paraglide/messages/branch_retention_saved.js';
 import { branch_retention_time } from '../../../paraglide/messages/branch_retention_time.js';
+import { FormField } from '../../../components/form-field.tsx';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { fieldValue } from '../../../lib/form.ts';
 import { trpc } from '../../../lib/trpc.ts';
@@ -75,7 +76,6 @@ function RetentionForm({ projectId, branch, hint, saved, onSaved: setSaved }: Re
   const dialogs = useDialogs();
   const utils = trpc.useUtils();
   const patch = trpc.projects.branches.patch.useMutation();
-  const ids = { quotaCount: useId(), quotaTime: useId(), quotaNonCurrentTime: useId() };
   const [problems, setProblems] = useState<Partial<Record<RetentionField, string>>>({});
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
@@ -99,35 +99,20 @@ function RetentionForm({ projectId, branch, hint, saved, onSaved: setSaved }: Re
 
   return (
     <form className="form" onSubmit={submit} noValidate data-testid="retention-form">
-      {retentionFields.map((field) => {
-        const id = ids[field];
-        const shownHint = hint(field);
-        return (
-          <div className="field" key={field}>
-            <label htmlFor={id}>{labels[field]()}</label>
+      {retentionFields.map((field) => (
+        <FormField key={field} label={labels[field]()} hint={hint(field) || undefined} error={problems[field]}>
+          {(control) => (
             <input
-              id={id}
+              {...control}
               name={field}
               className="input retention_input"
               inputMode="numeric"
               defaultValue={retentionInputValue(branch.retention, field)}
-              aria-invalid={problems[field] ? true : undefined}
-              aria-describedby={[shownHint ? `${id}-hint` : '', problems[field] ? `${id}-problem` : ''].join(' ').trim() || undefined}
               onChange={() => setSaved(false)}
             />
-            {shownHint ? (
-              <p id={`${id}-hint`} className="field_hint">
-                {shownHint}
-              </p>
-            ) : null}
-            {problems[field] ? (
-              <p id={`${id}-problem`} className="field_problem" role="alert">
-                {problems[field]}
-              </p>
-            ) : null}
-          </div>
-        );
-      })}
+          )}
+        </FormField>
+      ))}
       <div className="actions">
         <button type="submit" className="button button_primary" aria-disabled={patch.isPending ? true : undefined}>
           {m.branch_retention_save()}

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { dialog_cancel } from '../../../paraglide/messages/dialog_cancel.js';
 import { dialog_error_message } from '../../../paraglide/messages/dialog_error_message.js';
 import { dialog_required } from '../../../paraglide/messages/dialog_required.js';
@@ -6,6 +6,7 @@ import { project_new_create } from '../../../paraglide/messages/project_new_crea
 import { project_new_label } from '../../../paraglide/messages/project_new_label.js';
 import { project_new_title } from '../../../paraglide/messages/project_new_title.js';
 import { project_new_too_long } from '../../../paraglide/messages/project_new_too_long.js';
+import { FormField } from '../../../components/form-field.tsx';
 import { Modal } from '../../../dialogs/modal.tsx';
 import { errorText, toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';
@@ -28,8 +29,6 @@ export function titleProblem(title: string): string | undefined {
 
 /** Spec §2 'new project' dialog: a title; closes with the created project, or null when cancelled. */
 export function NewProjectDialog({ onClose }: { onClose: (project: Project | null) => void }) {
-  const inputId = useId();
-  const problemId = useId();
   const utils = trpc.useUtils();
   const create = trpc.projects.create.useMutation();
   const [title, setTitle] = useState('');
@@ -56,28 +55,22 @@ export function NewProjectDialog({ onClose }: { onClose: (project: Project | nul
   return (
     <Modal title={m.project_new_title()} onCancel={() => onClose(null)}>
       <form className="dialog_form" onSubmit={(event) => void submit(event)} noValidate aria-busy={create.isPending || undefined}>
-        <div className="field">
-          <label htmlFor={inputId}>{m.project_new_label()}</label>
-          <input
-            id={inputId}
-            className="input"
-            data-autofocus
-            value={title}
-            required
-            maxLength={titleMaxLength}
-            aria-invalid={problem ? true : undefined}
-            aria-describedby={problem ? problemId : undefined}
-            onChange={(event) => {
-              setTitle(event.target.value);
-              setProblem(undefined);
-            }}
-          />
-          {problem ? (
-            <p id={problemId} className="field_problem" role="alert">
-              {problem}
-            </p>
-          ) : null}
-        </div>
+        <FormField label={m.project_new_label()} error={problem}>
+          {(control) => (
+            <input
+              {...control}
+              className="input"
+              data-autofocus
+              value={title}
+              required
+              maxLength={titleMaxLength}
+              onChange={(event) => {
+                setTitle(event.target.value);
+                setProblem(undefined);
+              }}
+            />
+          )}
+        </FormField>
         <div className="dialog_actions">
           <button type="button" className="button" onClick={() => onClose(null)} disabled={create.isPending}>
             {m.dialog_cancel()}

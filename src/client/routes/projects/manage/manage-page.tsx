@@ -3,7 +3,7 @@ import { manage_page_title } from '../../../paraglide/messages/manage_page_title
 import { trpc } from '../../../lib/trpc.ts';
 import { projectRoleNames, type Project } from '../../../../shared/schemas/projects.ts';
 import type { ViewProps } from '../../routes.ts';
-import NotFound from '../../not-found/not-found.tsx';
+import NotFound from '../../not-found/not-found-page.tsx';
 import { can, ProjectFrame, projectCrumbs } from '../project-frame.tsx';
 import { ProjectsSidebar } from '../sidebars.tsx';
 import { DeleteProjectSection } from './delete-project-section.tsx';

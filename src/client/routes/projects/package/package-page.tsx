@@ -3,7 +3,7 @@ import { ErrorState, LoadingState } from '../../../components/states.tsx';
 import type { Crumb } from '../../../components/page.tsx';
 import { toDisplayError } from '../../../lib/errors.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';
-import NotFound from '../../not-found/not-found.tsx';
+import NotFound from '../../not-found/not-found-page.tsx';
 import { ProjectFrame } from '../project-frame.tsx';
 import { PackagesSidebar } from '../sidebars.tsx';
 import { PackageActions } from './package-actions.tsx';

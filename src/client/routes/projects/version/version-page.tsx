@@ -5,7 +5,7 @@ import type { Crumb } from '../../../components/page.tsx';
 import { toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';
-import NotFound from '../../not-found/not-found.tsx';
+import NotFound from '../../not-found/not-found-page.tsx';
 import { branchHref } from '../links.ts';
 import { ProjectFrame, projectCrumbs } from '../project-frame.tsx';
 import { VersionsSidebar } from '../sidebars.tsx';

@@ -1,0 +1,11 @@
+import { formatConfigHelp } from '../config.ts';
+
+export const serverUsage = `Usage:
+  cartridge                                    start the server (settings below)
+  cartridge admin grant|revoke USER PRIVILEGE  change a user's privileges on the database (see \`cartridge admin\`)
+  cartridge --help                             this help`;
+
+/** `cartridge --help` of the server executable: its commands, then every setting. */
+export function formatServerHelp(appName = 'Cartridge'): string {
+  return `${appName} server\n\n${serverUsage}\n\n${formatConfigHelp()}`;
+}

@@ -1,0 +1,9 @@
+/** Bearer tokens are 256 random bits; only their SHA-256 is stored, so a database leak reveals none. */
+export function generateToken(prefix: 'cs' | 'ct' | 'ci'): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return `${prefix}_${Buffer.from(bytes).toString('base64url')}`;
+}
+
+export function hashToken(token: string): string {
+  return new Bun.CryptoHasher('sha256').update(token).digest('hex');
+}

@@ -1,0 +1,145 @@
+import { fromHex, type CompressionAlgorithm } from '../../../../shared/archive/index.ts';
+import type { Deps } from '../../../deps.ts';
+import { notFound } from '../../../errors.ts';
+import { attachmentDisposition, type RangedBody } from '../../../http/range.ts';
+import { indexKey } from '../blobs/blob-keys.ts';
+import { downloadFileName, getPackageForFile, type DownloadablePackage } from './downloadable-package.ts';
+import { readPackageIndex, readPackageIndexBytes } from '../records/package-content.ts';
+import { decodeIndex } from '../../../../shared/archive/index.ts';
+import { parseDownloadKind, verifyFileSignature, type DownloadKind } from './signed-file-url.ts';
+import { rawChunkLoader, storedChunkLoader } from './zip/chunks.ts';
+import { loadZipCrcs, readStoredZipCrcs, storeZipCrcs } from './zip/crc.ts';
+import { onePassZip } from './zip/zip-file.ts';
+import { archiveLayout, zipLayout } from './zip/layout.ts';
+import { readVirtualRange, type VirtualFile } from './zip/segments.ts';
+
+const contentTypes: Record<DownloadKind, string> = {
+  archive: 'application/octet-stream',
+  index: 'application/octet-stream',
+  zip: 'application/zip',
+};
+
+/**
+ * Every /api/files reply is readable cross-origin: the URL itself is the credential (or the package
+ * is public), and the browser reader fetches it with mode 'cors' (readArchiveFromUrl).
+ */
+export const fileCorsHeaders: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'content-length, content-range, content-disposition, etag, accept-ranges',
+};
+
+export type FileRequest = { packageId: string; kind: string } & ({ expires: string; signature: string } | { public: true });
+
+/** The ZIP of a package as a layout (CRC-32s computed and cached on first use). */
+export async function zipFileOf(deps: Pick<Deps, 'storage'>, row: DownloadablePackage['row']): Promise<VirtualFile> {
+  const index = await readPackageIndex(deps, row.id);
+  const crcs = await loadZipCrcs(deps, row.id, index, fromHex(row.indexHash!));
+  return zipLayout(index, crcs);
+}
+
+/**
+ * Rules of the ZIP writer, part of a cached ZIP's key: a ZIP cached under older rules is never served
+ * again. 2: links leading out of the package and names a ZIP cannot hold are refused (zip/zip-rules.ts).
+ */
+const ZIP_RULES_VERSION = 2;
+
+/** Cache key of a generated download: the package's content never changes once it is ready. */
+export function cachedDownloadKey(row: Pick<DownloadablePackage['row'], 'id' | 'indexHash'>, kind: 'zip' | 'archive'): string {
+  const stem = `${row.id}-${row.indexHash!.slice(0, 16)}`;
+  return kind === 'zip' ? `${stem}-r${ZIP_RULES_VERSION}.zip` : `${stem}.${kind}`;
+}
+
+/**
+ * The ZIP of a package as a local file (made on first need; undefined when the cache cannot hold it).
+ * With its CRC-32s known (stored, or `known` given) the bytes are streamed from its layout; without,
+ * it is written in one pass that also computes and stores them (zip/zip-file.ts).
+ */
+export async function cachedZipFile(
+  deps: Pick<Deps, 'storage' | 'fileCache'>,
+  row: DownloadablePackage['row'],
+  make: boolean,
+  known?: VirtualFile,
+): Promise<string | undefined> {
+  const key = cachedDownloadKey(row, 'zip');
+  if (!make) return deps.fileCache.find(key);
+  const found = await deps.fileCache.find(key);
+  if (found) return found;
+  const load = rawChunkLoader(deps, (row.compression ?? 0) as CompressionAlgorithm);
+  const stream = (layout: VirtualFile) => () => readVirtualRange(layout, 0, layout.size, load);
+  if (known) return deps.fileCache.ensure(key, known.size, stream(known));
+  const index = await readPackageIndex(deps, row.id);
+  const indexHash = fromHex(row.indexHash!);
+  const crcs = await readStoredZipCrcs(deps, row.id, index, indexHash);
+  if (crcs) {
+    const layout = zipLayout(index, crcs);
+    return deps.fileCache.ensure(key, layout.size, stream(layout));
+  }
+  const pass = onePassZip(index);
+  return deps.fileCache.ensure(
+    key,
+    pass.layout.size,
+    () => readVirtualRange(pass.layout, 0, pass.layout.size, load).pipeThrough(pass.transform),
+    async (handle) => storeZipCrcs(deps, row.id, await pass.finish(handle), indexHash),
+  );
+}
+
+/** Opens what a /api/files URL names, after checking its signature (or the package's publicity). */
+export async function openPackageFile(deps: Deps, request: FileRequest): Promise<RangedBody> {
+  const kind = parseDownloadKind(request.kind);
+  if ('public' in request) {
+    // Only the ZIP (the torrents' web seed) has an unsigned route, and only for public packages.
+    if (kind !== 'zip') throw notFound('file');
+  } else {
+    verifyFileSignature(deps.keys, request.packageId, kind, request.expires, request.signature);
+  }
+  const item = await getPackageForFile(deps, request.packageId);
+  if ('public' in request && !item.isPublic) throw notFound('file');
+  const { row } = item;
+  const headers = {
+    ...fileCorsHeaders,
+    'content-type': contentTypes[kind],
+    'content-disposition': attachmentDisposition(downloadFileName(item, kind)),
+    'cache-control': 'private, max-age=3600',
+  };
+  const etag = `"${row.indexHash}-${kind}"`;
+  const compression = (row.compression ?? 0) as CompressionAlgorithm;
+  if (kind !== 'index') {
+    // Already made: the file alone answers (no index to read, no layout to build per request).
+    const ready = await deps.fileCache.find(cachedDownloadKey(row, kind));
+    if (ready) {
+      const file = Bun.file(ready);
+      return { size: file.size, etag, headers, open: (start, end) => file.slice(start, end).stream(), file: async () => ready };
+    }
+  }
+  switch (kind) {
+    case 'index': {
+      const stat = await deps.storage.stat(indexKey(row.id));
+      if (!stat) throw notFound('file');
+      return { size: stat.size, etag, headers, open: (start, end) => deps.storage.get(indexKey(row.id), { start, end: end - 1 }) };
+    }
+    case 'archive': {
+      const indexBytes = await readPackageIndexBytes(deps, row.id);
+      const layout = archiveLayout(decodeIndex(indexBytes), indexBytes, row.indexHash!);
+      const key = cachedDownloadKey(row, 'archive');
+      const load = storedChunkLoader(deps, compression);
+      return {
+        size: layout.size,
+        etag,
+        headers,
+        open: (start, end) => readVirtualRange(layout, start, end, load),
+        file: (make) => (make ? deps.fileCache.ensure(key, layout.size, () => readVirtualRange(layout, 0, layout.size, load)) : deps.fileCache.find(key)),
+      };
+    }
+    case 'zip': {
+      const layout = await zipFileOf(deps, row);
+      return {
+        size: layout.size,
+        etag,
+        headers,
+        open: (start, end) => readVirtualRange(layout, start, end, rawChunkLoader(deps, compression)),
+        file: (make) => cachedZipFile(deps, row, make, layout),
+      };
+    }
+  }
+}
+

@@ -1,0 +1,102 @@
+import { Elysia } from 'elysia';
+import { z } from 'zod';
+import { branchIdSchema } from '../../../../shared/schemas/branches.ts';
+import { downloadQuery, downloadUrlSchema, packageSpaceSchema } from '../../../../shared/schemas/package-downloads.ts';
+import { packageIdSchema } from '../../../../shared/schemas/packages.ts';
+import { projectIdSchema } from '../../../../shared/schemas/projects.ts';
+import type { Deps } from '../../../deps.ts';
+import { actorResolver } from '../../../http/actor.ts';
+import { errorResponse, toAppError } from '../../../http/error-handler.ts';
+import { attachmentDisposition, serveRanged } from '../../../http/range.ts';
+import { fileCorsHeaders, openPackageFile, type FileRequest } from './download-files.ts';
+import { getDownloadUrl, getStoreDownloadUrl, getStoreTorrent, getTorrent } from './downloads.service.ts';
+import { getPackageSpace, getStorePackageSpace } from './space.service.ts';
+
+const packageParams = z.object({ project: projectIdSchema, package: packageIdSchema });
+const storeParams = packageParams.extend({ branch: branchIdSchema });
+const appUrlOf = (deps: Deps, request: Request) => deps.config.publicUrl ?? new URL(request.url).origin;
+
+function torrentResponse(result: { fileName: string; torrent: Uint8Array }): Response {
+  return new Response(result.torrent as Uint8Array<ArrayBuffer>, {
+    headers: { 'content-type': 'application/x-bittorrent', 'content-disposition': attachmentDisposition(result.fileName), 'cache-control': 'private, no-store' },
+  });
+}
+
+/** /api/files answers with CORS headers even when it fails, so a browser reader sees the status. */
+async function serveFile(deps: Deps, request: Request, file: FileRequest): Promise<Response> {
+  try {
+    return await serveRanged(request, await openPackageFile(deps, file));
+  } catch (error) {
+    return errorResponse(toAppError(error, deps.log, { path: new URL(request.url).pathname }), fileCorsHeaders);
+  }
+}
+
+/** /api/files/{package}/{kind}/{expires}/{signature}/{name} or /api/files/{package}/zip/public/{name}. */
+const headPath = /^\/api\/files\/([^/]+)\/([^/]+)\/(?:(public)\/[^/]+|([^/]+)\/([^/]+)\/[^/]+)$/;
+
+const preflight = () =>
+  new Response(null, {
+    status: 204,
+    headers: {
+      ...fileCorsHeaders,
+      'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+      'access-control-allow-headers': 'range, if-range, if-none-match',
+      'access-control-max-age': '86400',
+    },
+  });
+
+/** Package downloads: URLs, torrents and space (project and store routes), and the /files they point to. */
+export function packageDownloadRoutes(deps: Deps) {
+  const signedFile = ({ request, params }: { request: Request; params: Record<string, string> }) =>
+    serveFile(deps, request, { packageId: params.package!, kind: params.kind!, expires: params.expires!, signature: params.signature! });
+  const publicFile = ({ request, params }: { request: Request; params: Record<string, string> }) =>
+    serveFile(deps, request, { packageId: params.package!, kind: params.kind!, public: true });
+  const signedPath = '/files/:package/:kind/:expires/:signature/:filename';
+  const publicPath = '/files/:package/:kind/public/:filename';
+  const fileDetail = { detail: { summary: 'Bytes of a download URL (Range, HEAD; no bearer needed)', tags: ['Packages'] } };
+  return new Elysia({ tags: ['Packages'] })
+    // Elysia answers HEAD on a path with parameters by running the GET handler and reading its whole
+    // body to count it (a full ZIP build); HEAD of /api/files is answered here from the layout instead.
+    .onRequest(({ request }) => {
+      if (request.method !== 'HEAD') return;
+      const match = headPath.exec(new URL(request.url).pathname);
+      if (!match) return;
+      const [, packageId = '', kind = '', isPublic, expires = '', signature = ''] = match.map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
+      return serveFile(deps, request, isPublic ? { packageId, kind, public: true } : { packageId, kind, expires, signature });
+    })
+    .get(signedPath, signedFile, fileDetail)
+    .options(signedPath, preflight, { detail: { hide: true } })
+    .get(publicPath, publicFile, { detail: { summary: "A public package's ZIP (torrent web seed)", tags: ['Packages'] } })
+    .options(publicPath, preflight, { detail: { hide: true } })
+    .use(actorResolver(deps))
+    .get(
+      '/projects/:project/packages/:package/download',
+      ({ actor, params, query, request }) => getDownloadUrl(deps, actor, params.project, params.package, query.filter, appUrlOf(deps, request)),
+      { params: packageParams, query: downloadQuery, response: downloadUrlSchema, detail: { summary: 'A signed URL (DOWNLOAD_URL_MINUTES, default 60) of the archive, its index (filter=index) or a ZIP (filter=zip)' } },
+    )
+    .get(
+      '/projects/:project/packages/:package/torrent',
+      async ({ actor, params, request }) => torrentResponse(await getTorrent(deps, actor, params.project, params.package, appUrlOf(deps, request))),
+      { params: packageParams, detail: { summary: "A .torrent of the package's ZIP with the ZIP URL as web seed (BEP 19)" } },
+    )
+    .get('/projects/:project/packages/:package/space', ({ actor, params }) => getPackageSpace(deps, actor, params.project, params.package), {
+      params: packageParams,
+      response: packageSpaceSchema,
+      detail: { summary: 'Bytes of the files, of the stored chunks, and of the chunks no other package of the project has' },
+    })
+    .get(
+      '/store/projects/:project/branches/:branch/packages/:package/download',
+      ({ params, query, request }) => getStoreDownloadUrl(deps, params.project, params.branch, params.package, query.filter, appUrlOf(deps, request)),
+      { params: storeParams, query: downloadQuery, response: downloadUrlSchema, detail: { summary: "Download URL of a package of a public branch's current version", tags: ['Store'] } },
+    )
+    .get(
+      '/store/projects/:project/branches/:branch/packages/:package/torrent',
+      async ({ params, request }) => torrentResponse(await getStoreTorrent(deps, params.project, params.branch, params.package, appUrlOf(deps, request))),
+      { params: storeParams, detail: { summary: "A .torrent of a store package's ZIP", tags: ['Store'] } },
+    )
+    .get(
+      '/store/projects/:project/branches/:branch/packages/:package/space',
+      ({ params }) => getStorePackageSpace(deps, params.project, params.branch, params.package),
+      { params: storeParams, response: packageSpaceSchema, detail: { summary: 'Space of a store package', tags: ['Store'] } },
+    );
+}

@@ -1,0 +1,52 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import { listUniqueChunks, toHex, type CompressionAlgorithm } from '../../../../shared/archive/index.ts';
+import { packageChunks, packages } from '../../../db/schema/index.ts';
+import type { Deps } from '../../../deps.ts';
+import { AppError } from '../../../errors.ts';
+import { chunkKey } from '../blobs/blob-keys.ts';
+import { lockChunkStoreShared } from '../blobs/chunk-store-lock.ts';
+import { enqueuePackagePrepare } from '../downloads/package-prepare.job.ts';
+import { readPackageIndex } from '../records/package-content.ts';
+import { findPackageRow } from '../records/package-rows.ts';
+import { insertPackageChunks } from './finalize.service.ts';
+
+/**
+ * The resolve job's work (resolve.job.ts): every chunk the patch's full index references must be
+ * stored (its own chunks at finalize, the others by the base); then the package records all of them (so
+ * it no longer depends on its base) and becomes ready. A missing chunk marks it errored (unexpected_patch).
+ */
+export async function resolvePatch(deps: Deps, packageId: string): Promise<{ package: string }> {
+  const row = await findPackageRow(deps.db, packageId);
+  if (!row) throw new AppError('not_found', 'package not found');
+  if (row.status === 'ready') return { package: packageId };
+  if (row.status === 'uploading') throw new AppError('not_finalized', 'The package is not finalized');
+  await deps.db.update(packages).set({ status: 'resolving' }).where(and(eq(packages.id, packageId), inArray(packages.status, ['finalized', 'resolving'])));
+  const index = await readPackageIndex(deps, packageId);
+  const compression = index.compression as CompressionAlgorithm;
+  const all = listUniqueChunks(index).map((chunk) => ({ hash: toHex(chunk.hash), size: chunk.size, compressedSize: chunk.compressedSize }));
+  const own = new Set((await deps.db.select({ hash: packageChunks.hash }).from(packageChunks).where(eq(packageChunks.packageId, packageId))).map((item) => item.hash));
+  const others = all.filter((chunk) => !own.has(chunk.hash));
+  const missing = await findMissingChunk(deps, compression, others);
+  if (missing) {
+    const error = `The patch needs chunk ${missing}, which neither it nor its base holds`;
+    await deps.db.update(packages).set({ status: 'errored', error }).where(eq(packages.id, packageId));
+    throw new AppError('unexpected_patch', error);
+  }
+  return deps.db.transaction(async (tx) => {
+    await lockChunkStoreShared(tx);
+    // Again under the lock: the chunk collector may have taken one meanwhile (then the job retries).
+    if (await findMissingChunk(deps, compression, others)) throw new AppError('unexpected_error', 'A chunk was collected while resolving');
+    await insertPackageChunks(tx, packageId, others);
+    await tx
+      .update(packages)
+      .set({ status: 'ready', storedSize: all.reduce((sum, chunk) => sum + chunk.compressedSize, 0), chunkCount: all.length, error: null })
+      .where(eq(packages.id, packageId));
+    await enqueuePackagePrepare(tx, row.projectId, packageId);
+    return { package: packageId };
+  });
+}
+
+async function findMissingChunk(deps: Deps, compression: CompressionAlgorithm, chunks: { hash: string; compressedSize: number }[]): Promise<string | undefined> {
+  for (const chunk of chunks) if (!(await deps.storage.stat(chunkKey(compression, chunk.hash, chunk.compressedSize)))) return chunk.hash;
+  return undefined;
+}

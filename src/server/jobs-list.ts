@@ -1,0 +1,23 @@
+import { forgetSignInCountersJob } from './domains/auth/sign-in-counters.job.ts';
+import { chunkCollectionJob } from './domains/packages/blobs/chunk-gc.job.ts';
+import { storageSweepJob } from './domains/packages/blobs/storage-sweep.job.ts';
+import { packagePrepareJob } from './domains/packages/downloads/package-prepare.job.ts';
+import { resolveJob } from './domains/packages/uploads/resolve.job.ts';
+import { retentionJob, retentionSweepJob } from './domains/projects/retention.job.ts';
+import type { RunnableJob } from './jobs/define-job.ts';
+import { forgetFinishedJobsJob } from './jobs/forget-finished-jobs.job.ts';
+
+/**
+ * Every job kind this server runs (how to add one: src/server/jobs/define-job.ts). The workers claim
+ * these kinds only; the periodic ones among them are scheduled at start (serve.ts).
+ */
+export const serverJobs: readonly RunnableJob[] = [
+  retentionJob,
+  retentionSweepJob,
+  resolveJob,
+  packagePrepareJob,
+  chunkCollectionJob,
+  storageSweepJob,
+  forgetFinishedJobsJob,
+  forgetSignInCountersJob,
+];

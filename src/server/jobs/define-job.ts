@@ -1,0 +1,80 @@
+import type { z } from 'zod';
+import type { Executor } from '../db/client.ts';
+import type { Deps } from '../deps.ts';
+import { enqueueJob, type EnqueueOptions, type Job } from './queue.ts';
+
+/**
+ * How to add a job:
+ * 1. In the domain that owns the work, write `<name>.job.ts`:
+ *      export const resolveJob = defineJob({
+ *        kind: 'resolve', // stored in jobs.kind: never rename a kind that may still be queued
+ *        payload: z.object({ packageId: z.string() }),
+ *        run: (deps, payload, context) => resolvePatch(deps, payload.packageId),
+ *      });
+ *    A job that runs every so often is `definePeriodicJob({ kind, everyMs, run })` (periodic-job.ts).
+ * 2. Queue it where the work arises, inside the transaction of the change that needs it:
+ *      await resolveJob.enqueue(tx, { packageId }, { projectId, dedupeKey: `package:${packageId}` });
+ *    then `deps.jobSignal.notify()` after the commit, so this process's workers start it at once.
+ * 3. Add it to the job list of the composition root (src/server/jobs-list.ts): workers claim only the
+ *    kinds listed there, and periodic jobs are scheduled from there at start.
+ * The payload is checked against the schema when queued (a bug: it throws) and when claimed (a row
+ * written by an older release that no longer fits fails that job for good, with the reason).
+ * A job's module imports the run's code, so that code must never import the job module back.
+ */
+
+/** What a run may do besides returning its output (stored as the job's jsonb output). */
+export type JobContext = {
+  workerId: string;
+  /** 0..1; ignored once the lease is lost. */
+  setProgress(progress: number): Promise<void>;
+};
+
+/** A payload that does not fit its kind's schema: retrying cannot help, so the job fails at once. */
+export class JobPayloadError extends Error {
+  override name = 'JobPayloadError';
+}
+
+/** What the worker needs of a job kind, whatever its payload (Job<never>: any typed execute fits). */
+export type RunnableJob = {
+  readonly kind: string;
+  execute(deps: Deps, job: Job<never>, context: JobContext): Promise<unknown>;
+};
+
+export type JobHandle<Kind extends string, Payload, Output> = {
+  readonly kind: Kind;
+  readonly payload: z.ZodType<Payload>;
+  /** Queues a job (inside the caller's transaction when given one); undefined when deduplicated. */
+  enqueue(executor: Executor, payload: Payload, options?: EnqueueOptions): Promise<Job<Payload> | undefined>;
+  /** The worker's entry: checks the stored payload, then runs. */
+  execute(deps: Deps, job: Job, context: JobContext): Promise<Output>;
+};
+
+export type JobDefinition<Kind extends string, Schema extends z.ZodType, Output> = {
+  kind: Kind;
+  payload: Schema;
+  run(deps: Deps, payload: z.output<Schema>, context: JobContext): Promise<Output>;
+};
+
+function checkPayload<Schema extends z.ZodType>(kind: string, schema: Schema, payload: unknown, when: string): z.output<Schema> {
+  const parsed = schema.safeParse(payload);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
+  throw new JobPayloadError(`The payload ${when} for job kind '${kind}' does not fit its schema (${problems})`);
+}
+
+export function defineJob<Kind extends string, Schema extends z.ZodType, Output>(
+  definition: JobDefinition<Kind, Schema, Output>,
+): JobHandle<Kind, z.input<Schema>, Output> {
+  const { kind, payload: schema } = definition;
+  return {
+    kind,
+    payload: schema as z.ZodType<z.input<Schema>>,
+    async enqueue(executor, payload, options = {}) {
+      const checked = checkPayload(kind, schema, payload, 'given');
+      return (await enqueueJob(executor, { ...options, kind, payload: checked })) as Job<z.input<Schema>> | undefined;
+    },
+    async execute(deps, job, context) {
+      return definition.run(deps, checkPayload(kind, schema, job.payload, 'stored'), context);
+    },
+  };
+}

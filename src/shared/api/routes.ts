@@ -1,0 +1,134 @@
+import type { z } from 'zod';
+import type { passwordSignInInput, sessionSchema } from '../schemas/auth.ts';
+import type { branchSchema, createBranchInput, patchBranchInput } from '../schemas/branches.ts';
+import type { instanceInfoSchema } from '../schemas/instance.ts';
+import type { jobStateSchema, jobStreamQuery, jobTokensInput, startedJobSchema } from '../schemas/jobs.ts';
+import type { downloadQuery, downloadUrlSchema, packageSpaceSchema } from '../schemas/package-downloads.ts';
+import type { createdPackageSchema, createPackageInput, finalizePackageInput, packageSchema, partDescriptorSchema, partQuerySchema, patchPackageInput } from '../schemas/packages.ts';
+import type {
+  createdInviteSchema,
+  createInviteInput,
+  createProjectInput,
+  descriptionSchema,
+  inviteSchema,
+  inviteTokenSchema,
+  inviteViewSchema,
+  joinedInviteSchema,
+  patchProjectInput,
+  projectSchema,
+  projectUserSchema,
+  quotasSchema,
+  setProjectUserInput,
+  starSchema,
+} from '../schemas/projects.ts';
+import type { storeProjectSchema } from '../schemas/store.ts';
+import type { createApiTokenInput, createdApiTokenSchema, meSchema, patchMeInput, sessionItemSchema } from '../schemas/users.ts';
+import type { branchHistoryItemSchema, createVersionInput, historyPageQuery, patchVersionInput, versionInBranchSchema, versionSchema } from '../schemas/versions.ts';
+import type { docsPageSchema, externalAuthStartQuery, okReplySchema, playUrlSchema, startedExternalAuthSchema } from './replies.ts';
+import { del, get, patch, post, put } from './route.ts';
+
+type ListOf<T extends z.ZodType> = z.ZodArray<T>;
+type Ok = typeof okReplySchema;
+type ByToken = z.ZodObject<{ token: typeof inviteTokenSchema }>;
+
+const project = '/projects/:project';
+const pkg = `${project}/packages/:package` as const;
+const storePackage = '/store/projects/:project/branches/:branch/packages/:package';
+
+/**
+ * The REST API (spec §7) as the server serves it under `/api`: every call the web client, the upload
+ * worker and the command line make, and the rest of the server's routes. Method and path are values;
+ * query, body and reply are the types of the shared zod schemas (bodies as z.input, replies as
+ * z.infer), so changing a schema or a path is a type error in every caller. Called through
+ * createApiClient(...).call(routes.x.y, { params, query, body }).
+ */
+export const routes = {
+  auth: {
+    password: post('/auth/password').body<typeof passwordSignInInput>().reply<typeof sessionSchema>(),
+    session: get('/auth/session').reply<typeof sessionSchema>(),
+    clear: post('/auth/clear').reply<Ok>(),
+    externalStart: post('/auth/external/start').query<typeof externalAuthStartQuery>().reply<typeof startedExternalAuthSchema>(),
+  },
+  me: {
+    get: get('/users/me').reply<typeof meSchema>(),
+    rename: patch('/users/me').body<typeof patchMeInput>().reply<typeof meSchema>(),
+    delete: del('/users/me').reply<Ok>(),
+    sessions: get('/users/me/sessions').reply<ListOf<typeof sessionItemSchema>>(),
+    createApiToken: post('/users/me/sessions').body<typeof createApiTokenInput>().reply<typeof createdApiTokenSchema>(),
+    revokeSession: del('/users/me/sessions/:session').reply<Ok>(),
+    projects: get('/users/me/projects').reply<ListOf<typeof projectSchema>>(),
+  },
+  projects: {
+    create: post('/projects').body<typeof createProjectInput>().reply<typeof projectSchema>(),
+    get: get(project).reply<typeof projectSchema>(),
+    patch: patch(project).body<typeof patchProjectInput>().reply<typeof projectSchema>(),
+    delete: del(project).reply<Ok>(),
+    quotas: get(`${project}/quotas`).reply<typeof quotasSchema>(),
+    description: get(`${project}/description`).reply<typeof descriptionSchema>(),
+    putDescription: put(`${project}/description`).body<typeof descriptionSchema>().reply<typeof descriptionSchema>(),
+    star: get(`${project}/star`).reply<typeof starSchema>(),
+    putStar: put(`${project}/star`).body<typeof starSchema>().reply<typeof starSchema>(),
+    users: get(`${project}/users`).reply<ListOf<typeof projectUserSchema>>(),
+    setUser: put(`${project}/users`).body<typeof setProjectUserInput>().reply<ListOf<typeof projectUserSchema>>(),
+    leave: post(`${project}/users/leave`).reply<Ok>(),
+  },
+  branches: {
+    list: get(`${project}/branches`).reply<ListOf<typeof branchSchema>>(),
+    create: post(`${project}/branches`).body<typeof createBranchInput>().reply<typeof branchSchema>(),
+    patch: patch(`${project}/branches/:branch`).body<typeof patchBranchInput>().reply<typeof branchSchema>(),
+    delete: del(`${project}/branches/:branch`).reply<Ok>(),
+    history: get(`${project}/branches/:branch/versions`).query<typeof historyPageQuery>().reply<ListOf<typeof branchHistoryItemSchema>>(),
+    publish: post(`${project}/branches/:branch/versions/:version`).reply<typeof branchHistoryItemSchema>(),
+  },
+  versions: {
+    list: get(`${project}/versions`).reply<ListOf<typeof versionSchema>>(),
+    create: post(`${project}/versions`).body<typeof createVersionInput>().reply<typeof versionSchema>(),
+    get: get(`${project}/versions/:version`).reply<typeof versionSchema>(),
+    patch: patch(`${project}/versions/:version`).body<typeof patchVersionInput>().reply<typeof versionSchema>(),
+    delete: del(`${project}/versions/:version`).reply<Ok>(),
+    branches: get(`${project}/versions/:version/branches`).query<typeof historyPageQuery>().reply<ListOf<typeof versionInBranchSchema>>(),
+    packages: get(`${project}/versions/:version/packages`).reply<ListOf<typeof packageSchema>>(),
+  },
+  packages: {
+    list: get(`${project}/packages`).reply<ListOf<typeof packageSchema>>(),
+    create: post(`${project}/packages`).body<typeof createPackageInput>().reply<typeof createdPackageSchema>(),
+    get: get(pkg).reply<typeof packageSchema>(),
+    patch: patch(pkg).body<typeof patchPackageInput>().reply<typeof packageSchema>(),
+    delete: del(pkg).reply<Ok>(),
+    /** PUT to the create reply's uploadUrl (call with `url`): query token, part, hash (SHA-1 hex); the body is the part. */
+    uploadPart: put('/uploads/:package').query<typeof partQuerySchema>().raw().reply<typeof partDescriptorSchema>(),
+    finalize: put(`${pkg}/finalize`).body<typeof finalizePackageInput>().reply<typeof packageSchema>(),
+    resolve: post(`${pkg}/resolve`).reply<typeof startedJobSchema>(),
+    /** A signed URL (no bearer needed) of the archive, its index (filter=index) or a ZIP (filter=zip). */
+    download: get(`${pkg}/download`).query<typeof downloadQuery>().reply<typeof downloadUrlSchema>(),
+    torrent: get(`${pkg}/torrent`).stream(),
+    space: get(`${pkg}/space`).reply<typeof packageSpaceSchema>(),
+    play: get(`${pkg}/play`).reply<typeof playUrlSchema>(),
+  },
+  invites: {
+    list: get(`${project}/invites`).reply<ListOf<typeof inviteSchema>>(),
+    create: post(`${project}/invites`).body<typeof createInviteInput>().reply<typeof createdInviteSchema>(),
+    delete: del(`${project}/invites/:invite`).reply<Ok>(),
+    view: get('/invites').query<ByToken>().reply<typeof inviteViewSchema>(),
+    join: post('/invites').query<ByToken>().reply<typeof joinedInviteSchema>(),
+  },
+  store: {
+    project: get('/store/projects/:project').reply<typeof storeProjectSchema>(),
+    download: get(`${storePackage}/download`).query<typeof downloadQuery>().reply<typeof downloadUrlSchema>(),
+    torrent: get(`${storePackage}/torrent`).stream(),
+    space: get(`${storePackage}/space`).reply<typeof packageSpaceSchema>(),
+    play: get(`${storePackage}/play`).reply<typeof playUrlSchema>(),
+    sitemap: get('/store/sitemap.xml').stream(),
+  },
+  jobs: {
+    /** The jobs' states, in token order. */
+    states: post('/jobs').body<typeof jobTokensInput>().reply<ListOf<typeof jobStateSchema>>(),
+    /** Server-sent `job_updated` events (src/shared/api/jobs.ts reads them). */
+    events: get('/jobs').query<typeof jobStreamQuery>().stream(),
+  },
+  instance: get('/instance').reply<typeof instanceInfoSchema>(),
+  docs: {
+    index: get('/documentation/:lang').reply<typeof docsPageSchema>(),
+    page: get('/documentation/:lang/:page').reply<typeof docsPageSchema>(),
+  },
+} as const;
