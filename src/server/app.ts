@@ -5,6 +5,7 @@ import { apiVersion } from './api-version.ts';
 import type { Deps } from './deps.ts';
 import { instanceRoutes } from './domains/instance/instance.rest.ts';
 import { authRoutes } from './domains/auth/auth.rest.ts';
+import { externalAuthRoutes } from './domains/auth/external/external-auth.rest.ts';
 import { docsRoutes } from './domains/docs/docs.rest.ts';
 import { branchesRoutes } from './domains/projects/branches.rest.ts';
 import { jobStatusRoutes } from './domains/job-status/job-status.rest.ts';
@@ -16,6 +17,7 @@ import { invitesRoutes } from './domains/projects/invites.rest.ts';
 import { projectsRoutes } from './domains/projects/projects.rest.ts';
 import { versionsRoutes } from './domains/projects/versions.rest.ts';
 import { storeRoutes } from './domains/store/store.rest.ts';
+import { credentialsRoutes } from './domains/users/credentials.rest.ts';
 import { usersRoutes } from './domains/users/users.rest.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { errorHandler } from './http/error-handler.ts';
@@ -53,7 +55,9 @@ export function createApp(deps: Deps) {
     .group('/api', (api) =>
       api
         .use(authRoutes(deps))
+        .use(externalAuthRoutes(deps))
         .use(usersRoutes(deps))
+        .use(credentialsRoutes(deps))
         .use(projectsRoutes(deps))
         .use(invitesRoutes(deps))
         .use(branchesRoutes(deps))

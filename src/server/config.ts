@@ -40,7 +40,31 @@ export const configVariables = [
   ['JOB_WORKERS', '1', 'jobs this process runs at once (retention, ...); 0 = this process runs no jobs'],
   ['JOB_POLL_MS', '1000', 'how often an idle job worker looks for due jobs, in milliseconds'],
   ['JOB_LEASE_MS', '60000', 'how long a running job stays with its process without a heartbeat; a job of a crashed process is taken over after it'],
+  ['GITHUB_CLIENT_ID', '(none)', 'GitHub OAuth app client id: with GITHUB_CLIENT_SECRET, offers sign-in with GitHub'],
+  ['GITHUB_CLIENT_SECRET', '(none)', 'GitHub OAuth app client secret'],
+  ['GITHUB_URL', 'https://github.com', 'GitHub web address (authorization and token endpoints)'],
+  ['GITHUB_API_URL', 'https://api.github.com', 'GitHub REST API address (the signed-in user)'],
+  ['GITLAB_CLIENT_ID', '(none)', 'GitLab application id: with GITLAB_CLIENT_SECRET, offers sign-in with GitLab'],
+  ['GITLAB_CLIENT_SECRET', '(none)', 'GitLab application secret'],
+  ['GITLAB_URL', 'https://gitlab.com', 'GitLab instance address (any self-managed instance too)'],
+  ['TWITCH_CLIENT_ID', '(none)', 'Twitch application client id: with TWITCH_CLIENT_SECRET, offers sign-in with Twitch'],
+  ['TWITCH_CLIENT_SECRET', '(none)', 'Twitch application client secret'],
+  ['TWITCH_AUTH_URL', 'https://id.twitch.tv', 'Twitch authentication address (authorization and token endpoints)'],
+  ['TWITCH_API_URL', 'https://api.twitch.tv', 'Twitch Helix API address (the signed-in user)'],
+  ['DISCORD_CLIENT_ID', '(none)', 'Discord application client id: with DISCORD_CLIENT_SECRET, offers sign-in with Discord'],
+  ['DISCORD_CLIENT_SECRET', '(none)', 'Discord application client secret'],
+  ['DISCORD_URL', 'https://discord.com', 'Discord address (authorization, token and user endpoints)'],
+  ['ITCH_CLIENT_ID', '(none)', 'itch.io OAuth application client id: offers sign-in with itch.io'],
+  ['ITCH_URL', 'https://itch.io', 'itch.io address (authorization page)'],
+  ['ITCH_API_URL', 'https://api.itch.io', 'itch.io API address (the signed-in profile)'],
+  ['STEAM_SIGN_IN', 'false', 'true: offers sign-in with Steam (OpenID 2.0, no registration needed)'],
+  ['STEAM_OPENID_URL', 'https://steamcommunity.com/openid/login', 'Steam OpenID 2.0 endpoint; its origin serves the public profiles'],
+  ['STEAM_WEB_API_KEY', '(none)', 'Steam Web API key: profiles from GetPlayerSummaries instead of the public community profile'],
+  ['STEAM_API_URL', 'https://api.steampowered.com', 'Steam Web API address'],
 ] as const;
+
+/** Variables whose value is never echoed in a configuration error. */
+const secretVariables = new Set(['SECRET_KEY_PREVIOUS', 'GITHUB_CLIENT_SECRET', 'GITLAB_CLIENT_SECRET', 'TWITCH_CLIENT_SECRET', 'DISCORD_CLIENT_SECRET', 'STEAM_WEB_API_KEY']);
 
 const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -56,6 +80,11 @@ const urlText = (protocols: string[]) =>
       return false;
     }
   }, `must be a URL starting with ${protocols.join(' or ')}`);
+
+/** A provider address; trailing slashes dropped so paths join on. */
+const httpUrl = urlText(['http:', 'https:']).transform((value) => value.replace(/\/+$/, ''));
+/** OAuth client ids, secrets and API keys: printable ASCII, no spaces. */
+const clientText = z.string().max(512).regex(/^[\x21-\x7E]+$/, 'must be printable ASCII without spaces');
 
 const environmentSchema = z.object({
   PORT: port.default(3000),
@@ -104,6 +133,27 @@ const environmentSchema = z.object({
   JOB_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   JOB_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
   JOB_LEASE_MS: z.coerce.number().int().min(300).max(86_400_000).default(60_000),
+  GITHUB_CLIENT_ID: clientText.optional(),
+  GITHUB_CLIENT_SECRET: clientText.optional(),
+  GITHUB_URL: httpUrl.default('https://github.com'),
+  GITHUB_API_URL: httpUrl.default('https://api.github.com'),
+  GITLAB_CLIENT_ID: clientText.optional(),
+  GITLAB_CLIENT_SECRET: clientText.optional(),
+  GITLAB_URL: httpUrl.default('https://gitlab.com'),
+  TWITCH_CLIENT_ID: clientText.optional(),
+  TWITCH_CLIENT_SECRET: clientText.optional(),
+  TWITCH_AUTH_URL: httpUrl.default('https://id.twitch.tv'),
+  TWITCH_API_URL: httpUrl.default('https://api.twitch.tv'),
+  DISCORD_CLIENT_ID: clientText.optional(),
+  DISCORD_CLIENT_SECRET: clientText.optional(),
+  DISCORD_URL: httpUrl.default('https://discord.com'),
+  ITCH_CLIENT_ID: clientText.optional(),
+  ITCH_URL: httpUrl.default('https://itch.io'),
+  ITCH_API_URL: httpUrl.default('https://api.itch.io'),
+  STEAM_SIGN_IN: booleanText.default(false),
+  STEAM_OPENID_URL: httpUrl.default('https://steamcommunity.com/openid/login'),
+  STEAM_WEB_API_KEY: clientText.optional(),
+  STEAM_API_URL: httpUrl.default('https://api.steampowered.com'),
 });
 
 export type Config = {
@@ -146,6 +196,18 @@ export type Config = {
    * is taken over once it ends).
    */
   jobs: { workers: number; pollMs: number; leaseMs: number };
+  /** The external sign-in providers this instance offers (spec §9); one absent is not offered. */
+  signIn: SignInConfig;
+};
+
+/** Provider addresses have no trailing slash. Client secrets and keys are never logged or replied. */
+export type SignInConfig = {
+  github?: { clientId: string; clientSecret: string; url: string; apiUrl: string };
+  gitlab?: { clientId: string; clientSecret: string; url: string };
+  twitch?: { clientId: string; clientSecret: string; authUrl: string; apiUrl: string };
+  discord?: { clientId: string; clientSecret: string; url: string };
+  itch?: { clientId: string; url: string; apiUrl: string };
+  steam?: { openidUrl: string; webApiKey: string | undefined; apiUrl: string };
 };
 
 export class ConfigError extends Error {
@@ -163,7 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     const issue = parsed.error.issues[0]!;
     const name = String(issue.path[0] ?? 'environment');
     // The value is echoed to help spot a typo, except a secret's (SECRET_KEY's predates this rule).
-    const shown = name === 'SECRET_KEY_PREVIOUS' ? '' : `=${JSON.stringify(present[name] ?? '')}`;
+    const shown = secretVariables.has(name) ? '' : `=${JSON.stringify(present[name] ?? '')}`;
     throw new ConfigError(`Invalid ${name}${shown}: ${issue.message}`);
   }
   const values = parsed.data;
@@ -203,6 +265,32 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       cacheBytes: values.DOWNLOAD_CACHE_SIZE,
     },
     jobs: { workers: values.JOB_WORKERS, pollMs: values.JOB_POLL_MS, leaseMs: values.JOB_LEASE_MS },
+    signIn: signInConfigOf(values),
+  };
+}
+
+/** A client id without its secret (or the reverse) is a mistake worth stopping for, not a provider left out. */
+function clientPair(prefix: 'GITHUB' | 'GITLAB' | 'TWITCH' | 'DISCORD', values: z.infer<typeof environmentSchema>): { clientId: string; clientSecret: string } | undefined {
+  const clientId = values[`${prefix}_CLIENT_ID`];
+  const clientSecret = values[`${prefix}_CLIENT_SECRET`];
+  if (!clientId && !clientSecret) return undefined;
+  if (!clientId) throw new ConfigError(`Invalid ${prefix}_CLIENT_ID: must be set with ${prefix}_CLIENT_SECRET`);
+  if (!clientSecret) throw new ConfigError(`Invalid ${prefix}_CLIENT_SECRET: must be set with ${prefix}_CLIENT_ID`);
+  return { clientId, clientSecret };
+}
+
+function signInConfigOf(values: z.infer<typeof environmentSchema>): SignInConfig {
+  const github = clientPair('GITHUB', values);
+  const gitlab = clientPair('GITLAB', values);
+  const twitch = clientPair('TWITCH', values);
+  const discord = clientPair('DISCORD', values);
+  return {
+    ...(github && { github: { ...github, url: values.GITHUB_URL, apiUrl: values.GITHUB_API_URL } }),
+    ...(gitlab && { gitlab: { ...gitlab, url: values.GITLAB_URL } }),
+    ...(twitch && { twitch: { ...twitch, authUrl: values.TWITCH_AUTH_URL, apiUrl: values.TWITCH_API_URL } }),
+    ...(discord && { discord: { ...discord, url: values.DISCORD_URL } }),
+    ...(values.ITCH_CLIENT_ID && { itch: { clientId: values.ITCH_CLIENT_ID, url: values.ITCH_URL, apiUrl: values.ITCH_API_URL } }),
+    ...(values.STEAM_SIGN_IN && { steam: { openidUrl: values.STEAM_OPENID_URL, webApiKey: values.STEAM_WEB_API_KEY, apiUrl: values.STEAM_API_URL } }),
   };
 }
 

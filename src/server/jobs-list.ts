@@ -1,3 +1,4 @@
+import { forgetExternalAuthFlowsJob } from './domains/auth/external/external-auth-flows.job.ts';
 import { forgetSignInCountersJob } from './domains/auth/sign-in-counters.job.ts';
 import { chunkCollectionJob } from './domains/packages/blobs/chunk-gc.job.ts';
 import { storageSweepJob } from './domains/packages/blobs/storage-sweep.job.ts';
@@ -20,4 +21,5 @@ export const serverJobs: readonly RunnableJob[] = [
   storageSweepJob,
   forgetFinishedJobsJob,
   forgetSignInCountersJob,
+  forgetExternalAuthFlowsJob,
 ];

@@ -180,30 +180,12 @@ describe('auth', () => {
     expect((await body().findByRole('alert')).textContent).toBe('Error: wrong user name or password.');
   });
 
-  test('an external provider shows not supported; a second pick while pending is ignored', async () => {
-    let starts = 0;
-    const realFetch = globalThis.fetch;
-    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-      if (String(input).includes('/api/auth/external/start')) starts += 1;
-      return realFetch(input, init);
-    }) as typeof fetch;
-    try {
-      openApp('/login');
-      const other = await body().findByRole('button', { name: 'Sign in with another service' });
-      act(() => fireEvent.click(other));
-      const dialog = await body().findByRole('dialog', { name: 'Choose a service' });
-      const providers = within(dialog).getAllByRole('button', { name: /^Continue with / });
-      expect(providers.map((button) => button.textContent)).toEqual(['Steam', 'GitHub', 'GitLab', 'itch.io', 'Twitch', 'Discord'].map((provider) => `Continue with ${provider}`));
-      act(() => fireEvent.click(within(dialog).getByRole('button', { name: 'Continue with GitHub' })));
-      act(() => fireEvent.click(within(dialog).getByRole('button', { name: 'Continue with Steam' })));
-      const error = await body().findByRole('alertdialog', { name: 'Error' });
-      expect(within(error).getByText('Error: not supported.')).toBeTruthy();
-      expect(starts).toBe(1);
-      act(() => fireEvent.click(within(error).getByRole('button', { name: 'OK' })));
-      await waitFor(() => expect(body().queryByRole('alertdialog')).toBeNull());
-    } finally {
-      globalThis.fetch = realFetch;
-    }
+  test('an instance with no sign-in provider configured offers no other service', async () => {
+    // The test server configures none; tests/client/external-auth-ui.test.tsx covers the dialog with providers.
+    openApp('/login');
+    await body().findByRole('heading', { level: 1, name: 'Sign in' });
+    await waitFor(async () => expect((await (await fetch(`${server.url}/api/instance`)).json()).signInProviders).toEqual([]));
+    expect(body().queryByRole('button', { name: 'Sign in with another service' })).toBeNull();
   });
 
   test('a session that cannot be fetched is the error status; Retry fetches it again', async () => {
@@ -230,7 +212,13 @@ describe('profile', () => {
     openApp('/me', user.token);
     await body().findByRole('heading', { level: 1, name: 'Profile' });
     expect(document.title).toBe('Profile - Cartridge');
-    expect(await body().findByText('No external accounts are linked yet.')).toBeTruthy();
+    // A password account's one way in: its password credential (no picture, no public box).
+    const passwordRow = await waitFor(() => {
+      const row = document.querySelector('li.credential_item[data-provider="password"]');
+      if (!row) throw new Error('no password credential listed');
+      return row;
+    });
+    expect(passwordRow.textContent).toContain('User name and password');
     expect(body().getByText('No deploy credentials yet.')).toBeTruthy();
     expect(await body().findByText('1 session')).toBeTruthy();
     expect(await body().findByText('You have no API tokens yet.')).toBeTruthy();

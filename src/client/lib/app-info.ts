@@ -11,3 +11,4 @@ export const signInProviders = [
   { id: 'discord', name: 'Discord' },
 ] as const;
 export type SignInProvider = (typeof signInProviders)[number]['id'];
+export type SignInProviderInfo = (typeof signInProviders)[number];

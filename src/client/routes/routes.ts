@@ -27,6 +27,7 @@ const InvitePage = lazy(() => import('./invite/invite-page.tsx'));
 const PackagePage = lazy(() => import('./projects/package/package-page.tsx'));
 const PackagePlayPage = lazy(() => import('./projects/package/package-play-page.tsx'));
 const StorePlayPage = lazy(() => import('./store/store-play-page.tsx'));
+const OauthPage = lazy(() => import('./oauth/oauth-page.tsx'));
 
 /** packages/{package} with its play subpath; reached from the project, a version or a branch's version. */
 const packageRoutes: Route<RouteView> = {
@@ -44,11 +45,13 @@ const packageRoutes: Route<RouteView> = {
 export const RequiredSignInPage = lazy(() => import('./sign-in/required-sign-in-page.tsx'));
 export const NotFoundPage = lazy(() => import('./not-found/not-found-page.tsx'));
 
-/** Spec §2 routes; later issues add packages, play, local, oauth and admin. */
+/** Spec §2 routes; later issues add local and admin. */
 export const routes: Route<RouteView>[] = [
   { segment: '', view: { component: HomePage } },
   { segment: 'login', view: { component: SignInPage, public: true } },
   { segment: 'register', view: { component: RegisterPage, public: true } },
+  // Spec §2 'oauth': the external sign-in callback, public like the sign-in screens it finishes.
+  { segment: 'oauth', view: { component: OauthPage, public: true } },
   { segment: 'me', view: { component: MePage } },
   {
     segment: 'docs',

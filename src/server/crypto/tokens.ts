@@ -1,5 +1,8 @@
-/** Bearer tokens are 256 random bits; only their SHA-256 is stored, so a database leak reveals none. */
-export function generateToken(prefix: 'cs' | 'ct' | 'ci'): string {
+/**
+ * Bearer tokens are 256 random bits; only their SHA-256 is stored, so a database leak reveals none.
+ * Prefixes: cs session, ct API token, ci invite, xs/xf external sign-in start/finish.
+ */
+export function generateToken(prefix: 'cs' | 'ct' | 'ci' | 'xs' | 'xf'): string {
   const bytes = crypto.getRandomValues(new Uint8Array(32));
   return `${prefix}_${Buffer.from(bytes).toString('base64url')}`;
 }

@@ -4,4 +4,5 @@ export { getJobState, readEvents, waitForJob, type FinishedJob, type WaitForJobO
 export { noRetry, sleep, uploadRetry, UPLOAD_RETRY_DELAY_MS, UPLOAD_TRIES, withRetries, type RetryPolicy } from './retry.ts';
 export type { AnyRoute, BodyOf, HttpMethod, PathParams, QueryOf, RawBody, ReplyOf, Route, RouteInput } from './route.ts';
 export { routes } from './routes.ts';
-export type { DocsPage, StartedExternalAuth } from './replies.ts';
+export type { DocsPage } from './replies.ts';
+export type { StartedExternalAuth } from '../schemas/external-auth.ts';

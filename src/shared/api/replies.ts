@@ -17,17 +17,5 @@ export const docsPageSchema = z.object({
 });
 export type DocsPage = z.infer<typeof docsPageSchema>;
 
-/** POST /auth/external/start?provider&intent (spec §7; spec §3 external auth start response). */
-export const externalAuthStartQuery = z.object({
-  provider: z.string(),
-  intent: z.enum(['login', 'register', 'link']),
-});
-export const startedExternalAuthSchema = z.object({
-  url: z.string(),
-  token: z.string(),
-  postParams: z.record(z.string(), z.string()).nullish(),
-});
-export type StartedExternalAuth = z.infer<typeof startedExternalAuthSchema>;
-
 /** GET .../play: the URL that plays a web package on the play origin. */
 export const playUrlSchema = z.object({ url: z.string() });

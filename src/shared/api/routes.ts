@@ -24,7 +24,18 @@ import type {
 import type { storeProjectSchema } from '../schemas/store.ts';
 import type { createApiTokenInput, createdApiTokenSchema, meSchema, patchMeInput, sessionItemSchema } from '../schemas/users.ts';
 import type { branchHistoryItemSchema, createVersionInput, historyPageQuery, patchVersionInput, versionInBranchSchema, versionSchema } from '../schemas/versions.ts';
-import type { docsPageSchema, externalAuthStartQuery, okReplySchema, playUrlSchema, startedExternalAuthSchema } from './replies.ts';
+import type {
+  addPasswordInput,
+  credentialQuery,
+  credentialSchema,
+  externalAuthFinishQuery,
+  externalAuthStartQuery,
+  finishedExternalAuthSchema,
+  finishTokenQuery,
+  patchCredentialInput,
+  startedExternalAuthSchema,
+} from '../schemas/external-auth.ts';
+import type { docsPageSchema, okReplySchema, playUrlSchema } from './replies.ts';
 import { del, get, patch, post, put } from './route.ts';
 
 type ListOf<T extends z.ZodType> = z.ZodArray<T>;
@@ -48,6 +59,11 @@ export const routes = {
     session: get('/auth/session').reply<typeof sessionSchema>(),
     clear: post('/auth/clear').reply<Ok>(),
     externalStart: post('/auth/external/start').query<typeof externalAuthStartQuery>().reply<typeof startedExternalAuthSchema>(),
+    externalFinish: post('/auth/external/finish').query<typeof externalAuthFinishQuery>().reply<typeof finishedExternalAuthSchema>(),
+    /** With a finish token whose identity has a user (hasUser): signs in, sets the session cookie. */
+    signInExternal: post('/users/auth').query<typeof finishTokenQuery>().reply<typeof sessionSchema>(),
+    /** With a finish token of intent register and no user: makes the account, signs in. */
+    registerExternal: post('/users/register').query<typeof finishTokenQuery>().reply<typeof sessionSchema>(),
   },
   me: {
     get: get('/users/me').reply<typeof meSchema>(),
@@ -57,6 +73,12 @@ export const routes = {
     createApiToken: post('/users/me/sessions').body<typeof createApiTokenInput>().reply<typeof createdApiTokenSchema>(),
     revokeSession: del('/users/me/sessions/:session').reply<Ok>(),
     projects: get('/users/me/projects').reply<ListOf<typeof projectSchema>>(),
+    credentials: get('/users/me/credentials').reply<ListOf<typeof credentialSchema>>(),
+    /** With a finish token of intent link, started by this same user. */
+    linkCredential: post('/users/me/credentials').query<typeof finishTokenQuery>().reply<typeof credentialSchema>(),
+    unlinkCredential: del('/users/me/credentials').query<typeof credentialQuery>().reply<Ok>(),
+    patchCredential: patch('/users/me/credentials').query<typeof credentialQuery>().body<typeof patchCredentialInput>().reply<typeof credentialSchema>(),
+    addPassword: post('/users/me/password').body<typeof addPasswordInput>().reply<typeof credentialSchema>(),
   },
   projects: {
     create: post('/projects').body<typeof createProjectInput>().reply<typeof projectSchema>(),

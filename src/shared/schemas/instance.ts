@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { signInProviderSchema } from './external-auth.ts';
 
 /** What the client needs to know about the instance it talks to (branding, footer links). */
 export const instanceInfoSchema = z.object({
@@ -7,5 +8,7 @@ export const instanceInfoSchema = z.object({
   version: z.string(),
   /** Where the store's 'Report content' mail goes (REPORT_EMAIL); null: the user fills it in. */
   reportEmail: z.string().nullable(),
+  /** The sign-in providers configured on this instance (the others are not offered). */
+  signInProviders: z.array(signInProviderSchema),
 });
 export type InstanceInfo = z.infer<typeof instanceInfoSchema>;

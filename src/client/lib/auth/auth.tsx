@@ -26,6 +26,12 @@ export type Auth = {
   updateUser: (user: UserInfo) => void;
   /** Forgets the session locally (after the account was deleted). */
   forget: () => void;
+  /**
+   * Fetches the session again (spec §4, after an external sign-in or a link) and forgets everything
+   * cached for the previous identity. `signedIn`, the session a sign-in call answered, is the bearer
+   * the refetch carries (the server set its cookie too).
+   */
+  refreshSession: (signedIn?: Session | null) => Promise<Session>;
 };
 
 const AuthContext = createContext<Auth | null>(null);
@@ -66,6 +72,16 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const forget = useCallback(() => replaceSession(visitorOf(utils.auth.session.getData())), [replaceSession, utils]);
 
+  const refreshSession = useCallback(
+    async (signedIn?: Session | null) => {
+      if (signedIn?.authToken) setBearerToken(signedIn.authToken);
+      const next = await utils.auth.session.fetch(undefined, { staleTime: 0 });
+      replaceSession(next);
+      return next;
+    },
+    [replaceSession, utils],
+  );
+
   const signOut = useCallback(async () => {
     try {
       await clearMutation.mutateAsync();
@@ -98,8 +114,9 @@ export function AuthProvider({ children }: { children: ReactNode }) {
       signOut,
       updateUser,
       forget,
+      refreshSession,
     };
-  }, [session, sessionQuery.isError, sessionQuery.error, sessionQuery.refetch, signInWithPassword, signOut, updateUser, forget]);
+  }, [session, sessionQuery.isError, sessionQuery.error, sessionQuery.refetch, signInWithPassword, signOut, updateUser, forget, refreshSession]);
 
   return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
 }

@@ -1,7 +1,5 @@
 import { useEffect } from 'react';
 import { useLocation } from 'wouter';
-import { me_credentials_empty } from '../../paraglide/messages/me_credentials_empty.js';
-import { me_credentials_heading } from '../../paraglide/messages/me_credentials_heading.js';
 import { me_deploy_empty } from '../../paraglide/messages/me_deploy_empty.js';
 import { me_deploy_heading } from '../../paraglide/messages/me_deploy_heading.js';
 import { me_title } from '../../paraglide/messages/me_title.js';
@@ -9,6 +7,7 @@ import { homeCrumb, Page } from '../../components/page.tsx';
 import { EmptyState, LoadingState } from '../../components/states.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';
 import { rememberReturnTo } from '../../lib/auth/return-to.ts';
+import { CredentialsSection } from './credentials-section.tsx';
 import { DeleteAccountSection } from './delete-account-section.tsx';
 import { ProfileSection } from './profile-section.tsx';
 import { SessionsSection } from './sessions-section.tsx';
@@ -16,7 +15,7 @@ import { TokensSection } from './tokens-section.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { me_credentials_empty, me_credentials_heading, me_deploy_empty, me_deploy_heading, me_title };
+const m = { me_deploy_empty, me_deploy_heading, me_title };
 
 /** Spec §2 'me': profile, linked credentials, sessions, API tokens, deploy credentials, delete account. */
 export default function MePage() {
@@ -36,10 +35,7 @@ export default function MePage() {
       {signedIn ? (
         <>
           <ProfileSection />
-          <section className="section" aria-labelledby="me-credentials">
-            <h2 id="me-credentials">{m.me_credentials_heading()}</h2>
-            <EmptyState>{m.me_credentials_empty()}</EmptyState>
-          </section>
+          <CredentialsSection />
           <SessionsSection />
           <TokensSection />
           <section className="section" aria-labelledby="me-deploy">

@@ -27,6 +27,7 @@ import { LoadingState } from '../../components/states.tsx';
 import { openAuthDialog } from '../../dialogs/auth-dialog.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';
+import { useSignInProviders } from '../../lib/instance.ts';
 import { peekReturnTo, rememberReturnTo, takeReturnTo } from '../../lib/auth/return-to.ts';
 import { fieldValue } from '../../lib/form.ts';
 import { errorText, toDisplayError, type DisplayError } from '../../lib/errors.ts';
@@ -52,6 +53,8 @@ export function SignInScreen({ intent, required = false }: { intent: 'login' | '
   const isRegister = intent === 'register';
   const title = isRegister ? m.auth_register_title() : m.auth_sign_in_title();
   const passwordProblem = problem ? passwordProblemOf(problem) : undefined;
+  // The other services are offered only when the instance configured some (instance info signInProviders).
+  const hasProviders = useSignInProviders().length > 0;
 
   const submit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -154,11 +157,13 @@ export function SignInScreen({ intent, required = false }: { intent: 'login' | '
           </button>
         </div>
       </form>
-      <section className="auth_other" aria-label={m.auth_other_providers()}>
-        <button type="button" className="button" onClick={otherServices}>
-          {m.auth_other_providers_button()}
-        </button>
-      </section>
+      {hasProviders ? (
+        <section className="auth_other" aria-label={m.auth_other_providers()}>
+          <button type="button" className="button" onClick={otherServices}>
+            {m.auth_other_providers_button()}
+          </button>
+        </section>
+      ) : null}
       <p className="auth_switch">
         {isRegister ? m.auth_have_account() : m.auth_no_account()}{' '}
         <Link href={isRegister ? '/login' : '/register'} onClick={() => (required ? rememberReturnTo() : undefined)}>

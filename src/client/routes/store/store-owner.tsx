@@ -1,6 +1,7 @@
 import { store_credential_picture } from '../../paraglide/messages/store_credential_picture.js';
 import { store_credentials_label } from '../../paraglide/messages/store_credentials_label.js';
 import { store_owner_heading } from '../../paraglide/messages/store_owner_heading.js';
+import { providerName, ProviderMark } from '../../components/provider-mark.tsx';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -15,12 +16,12 @@ export function StoreOwner({ owner }: { owner: StoreProject['owner'] }) {
     <section className="section store_owner" aria-labelledby="store-owner">
       <h2 id="store-owner">{m.store_owner_heading()}</h2>
       <p className="store_owner_title" data-testid="store-owner">
-        {owner.title}
+        <bdi>{owner.title}</bdi>
       </p>
       {owner.credentials.length > 0 ? (
         <ul className="store_credentials" aria-label={m.store_credentials_label({ owner: owner.title })}>
           {owner.credentials.map((credential) => (
-            <li key={`${credential.provider}:${credential.name}`} className="store_credential">
+            <li key={`${credential.provider}:${credential.name}`} className="store_credential" data-provider={credential.provider}>
               <CredentialItem credential={credential} />
             </li>
           ))}
@@ -38,14 +39,17 @@ function CredentialItem({ credential }: { credential: Credential }) {
   return (
     <>
       {picture}
-      <span className="store_credential_provider">{credential.provider}</span>
+      <ProviderMark provider={credential.provider} />
+      <span className="store_credential_provider">
+        <bdi>{providerName(credential.provider)}</bdi>
+      </span>
       {credential.profileUrl && isWebAddress(credential.profileUrl) ? (
         // The profile is the developer's own content: no ranking credit, no access to this page.
         <a href={credential.profileUrl} rel="ugc nofollow noopener" target="_blank">
-          {shownName}
+          <bdi>{shownName}</bdi>
         </a>
       ) : (
-        <span>{shownName}</span>
+        <bdi>{shownName}</bdi>
       )}
     </>
   );

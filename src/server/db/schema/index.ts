@@ -2,3 +2,4 @@ export * from './accounts.ts';
 export * from './projects.ts';
 export * from './jobs.ts';
 export * from './packages.ts';
+export * from './external-auth.ts';

@@ -4,6 +4,7 @@ import { visitorSession } from '../../../shared/visitor-session.ts';
 import { privilegeNames, type PrivilegeName } from '../../../shared/schemas/privileges.ts';
 import { newId } from '../../db/ids.ts';
 import { credentials, sessions, userPrivileges, users } from '../../db/schema/index.ts';
+import type { Executor } from '../../db/client.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from './actor.ts';
@@ -22,12 +23,23 @@ const registrationLockId = 7_303_002;
 export async function signInWithPassword(deps: Deps, rawInput: PasswordSignInInput, origin: RequestOrigin): Promise<SignedIn> {
   const input = passwordSignInInput.parse(rawInput);
   const userId = input.intent === 'register' ? await registerUser(deps, input) : await verifyPassword(deps, input.name, input.password, origin);
+  const token = await openBrowserSession(deps, deps.db, userId, origin);
+  await deps.db.update(credentials).set({ lastUsedAt: new Date() }).where(and(eq(credentials.provider, 'password'), eq(credentials.name, input.name)));
+  return signedInWith(deps, token);
+}
+
+/** A new browser session of the user (password or external sign-in); its token, shown once. */
+export async function openBrowserSession(deps: Deps, executor: Executor, userId: string, origin: RequestOrigin): Promise<string> {
   const token = generateToken('cs');
   const expiresAt = new Date(Date.now() + deps.config.sessionDays * 86_400_000);
-  await deps.db
+  await executor
     .insert(sessions)
     .values({ id: newId(), userId, tokenHash: hashToken(token), requireSession: true, expiresAt, userAgent: origin.userAgent?.slice(0, 256) });
-  await deps.db.update(credentials).set({ lastUsedAt: new Date() }).where(and(eq(credentials.provider, 'password'), eq(credentials.name, input.name)));
+  return token;
+}
+
+/** The session reply of a session just opened (and committed). */
+export async function signedInWith(deps: Deps, token: string): Promise<SignedIn> {
   const created = await findLiveSession(deps.db, token);
   return { session: describeSession(deps, created!, token), token };
 }
@@ -49,24 +61,40 @@ async function registerUser(deps: Deps, input: { name: string; password: string;
   assertAcceptableNewPassword(input.password, input.name, deps.config.appName);
   const secretHash = await hashPassword(deps.config.passwordHash, input.password);
   return deps.db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${registrationLockId})`);
-    const [existing] = await tx.select({ count: sql<number>`count(*)::int` }).from(users);
-    const isFirstUser = (existing?.count ?? 0) === 0;
-    if (!isFirstUser && deps.config.registration === 'closed') {
-      throw new AppError('insufficient_privileges', 'Registration is closed on this instance');
-    }
-    const [taken] = await tx
-      .select({ id: credentials.id })
-      .from(credentials)
-      .where(and(eq(credentials.provider, 'password'), eq(credentials.name, input.name)));
-    if (taken) throw new AppError('name_conflict', `The user name ${input.name} is taken`);
-    const userId = newId();
-    await tx.insert(users).values({ id: userId, title: input.title ?? input.name, isAdmin: isFirstUser });
-    await tx.insert(credentials).values({ id: newId(), userId, provider: 'password', name: input.name, secretHash, title: input.name });
-    const granted: PrivilegeName[] = isFirstUser ? [...privilegeNames] : (deps.config.defaultPrivileges as PrivilegeName[]);
-    if (granted.length > 0) await tx.insert(userPrivileges).values(granted.map((privilege) => ({ userId, privilege })));
+    const userId = await insertUser(deps, tx, input.title ?? input.name);
+    await insertPasswordCredential(tx, userId, input.name, secretHash);
     return userId;
   });
+}
+
+/**
+ * Makes a user inside tx (password or external registration alike): the first user of the instance
+ * becomes its administrator with every privilege, later ones get DEFAULT_PRIVILEGES, and
+ * REGISTRATION=closed refuses all but the first.
+ */
+export async function insertUser(deps: Deps, tx: Executor, title: string): Promise<string> {
+  await tx.execute(sql`select pg_advisory_xact_lock(${registrationLockId})`);
+  const [existing] = await tx.select({ count: sql<number>`count(*)::int` }).from(users);
+  const isFirstUser = (existing?.count ?? 0) === 0;
+  if (!isFirstUser && deps.config.registration === 'closed') {
+    throw new AppError('insufficient_privileges', 'Registration is closed on this instance');
+  }
+  const userId = newId();
+  await tx.insert(users).values({ id: userId, title, isAdmin: isFirstUser });
+  const granted: PrivilegeName[] = isFirstUser ? [...privilegeNames] : (deps.config.defaultPrivileges as PrivilegeName[]);
+  if (granted.length > 0) await tx.insert(userPrivileges).values(granted.map((privilege) => ({ userId, privilege })));
+  return userId;
+}
+
+/** The password way in (name already checked by userNameSchema); a taken name is name_conflict, races included. */
+export async function insertPasswordCredential(tx: Executor, userId: string, name: string, secretHash: string): Promise<typeof credentials.$inferSelect> {
+  const [inserted] = await tx
+    .insert(credentials)
+    .values({ id: newId(), userId, provider: 'password', name, secretHash, title: name })
+    .onConflictDoNothing({ target: [credentials.provider, credentials.name] })
+    .returning();
+  if (!inserted) throw new AppError('name_conflict', `The user name ${name} is taken`);
+  return inserted;
 }
 
 /** GET /auth/session: the caller's session, with the token the browser client sends as bearer. */

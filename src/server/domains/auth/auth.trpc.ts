@@ -2,6 +2,7 @@ import { passwordSignInInput } from '../../../shared/schemas/auth.ts';
 import { clearedSessionCookie, sessionCookie } from '../../http/session-cookie.ts';
 import { cookieClearingProcedure, cookieSettingProcedure, router, sessionlessProcedure } from '../../trpc/init.ts';
 import { clearSession, getSession, signInWithPassword } from './auth.service.ts';
+import { externalAuthProcedures } from './external/external-auth.trpc.ts';
 
 export const authRouter = router({
   session: sessionlessProcedure.query(({ ctx }) => getSession(ctx.deps, ctx.token ?? ctx.cookieToken)),
@@ -15,4 +16,5 @@ export const authRouter = router({
     ctx.resHeaders.append('set-cookie', clearedSessionCookie(ctx.deps.config));
     return { ok: true };
   }),
+  ...externalAuthProcedures,
 });

@@ -1,6 +1,7 @@
 import { createApiTokenInput, patchMeInput, sessionIdSchema } from '../../../shared/schemas/users.ts';
 import { z } from 'zod';
 import { procedure, router } from '../../trpc/init.ts';
+import { credentialProcedures } from './credentials.trpc.ts';
 import { createApiToken, listSessions, revokeSession } from './sessions.service.ts';
 import { deleteMe, getMe, renameMe } from './users.service.ts';
 
@@ -19,4 +20,5 @@ export const usersRouter = router({
       return { ok: true };
     }),
   }),
+  ...credentialProcedures,
 });

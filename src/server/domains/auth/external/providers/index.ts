@@ -1,0 +1,42 @@
+import type { SignInProviderId } from '../../../../../shared/schemas/external-auth.ts';
+import { signInProviderIds } from '../../../../../shared/schemas/external-auth.ts';
+import type { SignInConfig } from '../../../../config.ts';
+import { AppError } from '../../../../errors.ts';
+import { providerTitles } from '../provider-errors.ts';
+import { discordProvider } from './discord.ts';
+import { githubProvider } from './github.ts';
+import { gitlabProvider } from './gitlab.ts';
+import { itchProvider } from './itch.ts';
+import { steamProvider } from './steam.ts';
+import { twitchProvider } from './twitch.ts';
+import type { SignInProvider } from './types.ts';
+
+const cache = new WeakMap<SignInConfig, Map<SignInProviderId, SignInProvider>>();
+
+function providersOf(config: SignInConfig): Map<SignInProviderId, SignInProvider> {
+  let providers = cache.get(config);
+  if (!providers) {
+    providers = new Map();
+    if (config.steam) providers.set('steam', steamProvider(config.steam));
+    if (config.github) providers.set('github', githubProvider(config.github));
+    if (config.gitlab) providers.set('gitlab', gitlabProvider(config.gitlab));
+    if (config.itch) providers.set('itch', itchProvider(config.itch));
+    if (config.twitch) providers.set('twitch', twitchProvider(config.twitch));
+    if (config.discord) providers.set('discord', discordProvider(config.discord));
+    cache.set(config, providers);
+  }
+  return providers;
+}
+
+/** The providers this instance offers, in the spec's order (GET /instance signInProviders). */
+export function configuredProviderIds(config: SignInConfig): SignInProviderId[] {
+  const providers = providersOf(config);
+  return signInProviderIds.filter((id) => providers.has(id));
+}
+
+/** A provider the configuration leaves out is not_supported (not a bad parameter: the id is valid). */
+export function providerOf(config: SignInConfig, id: SignInProviderId): SignInProvider {
+  const provider = providersOf(config).get(id);
+  if (!provider) throw new AppError('not_supported', `Sign-in with ${providerTitles[id]} is not configured on this instance`, { provider: id });
+  return provider;
+}
