@@ -13,6 +13,7 @@ import { packageRecordRoutes } from './domains/packages/records/records.rest.ts'
 import { packageUploadRoutes } from './domains/packages/uploads/uploads.rest.ts';
 import { packageDownloadRoutes } from './domains/packages/downloads/downloads.rest.ts';
 import { browserPlayRoutes } from './domains/browser-play/browser-play.rest.ts';
+import { cloudPlayRoutes } from './domains/cloud-play/cloud-play.rest.ts';
 import { invitesRoutes } from './domains/projects/invites.rest.ts';
 import { projectsRoutes } from './domains/projects/projects.rest.ts';
 import { versionsRoutes } from './domains/projects/versions.rest.ts';
@@ -66,6 +67,7 @@ export function createApp(deps: Deps) {
         .use(packageUploadRoutes(deps))
         .use(packageDownloadRoutes(deps))
         .use(browserPlayRoutes(deps))
+        .use(cloudPlayRoutes(deps))
         .use(storeRoutes(deps))
         .use(docsRoutes(deps))
         .use(instanceRoutes(deps))

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { cloudPlaySettingsSchema, iceServerSchema, type CloudPlaySettings, type IceServer } from '../shared/schemas/cloud-play.ts';
 import { privilegeNames } from '../shared/schemas/privileges.ts';
 
 /** Every environment variable Cartridge reads, with its default and meaning (README and --help). */
@@ -61,10 +62,28 @@ export const configVariables = [
   ['STEAM_OPENID_URL', 'https://steamcommunity.com/openid/login', 'Steam OpenID 2.0 endpoint; its origin serves the public profiles'],
   ['STEAM_WEB_API_KEY', '(none)', 'Steam Web API key: profiles from GetPlayerSummaries instead of the public community profile'],
   ['STEAM_API_URL', 'https://api.steampowered.com', 'Steam Web API address'],
+  ['CLOUD_PLAY_ICE_SERVERS', '[]', 'cloud play: JSON array of RTCIceServer ({urls, username?, credential?}) given to players and host agents; TURN credentials are never logged'],
+  ['CLOUD_PLAY_WIDTH', '1280', 'cloud play: width of the game display, in pixels (320..3840)'],
+  ['CLOUD_PLAY_HEIGHT', '720', 'cloud play: height of the game display, in pixels (240..2160)'],
+  ['CLOUD_PLAY_FPS', '60', 'cloud play: frames per second of the stream (10..120)'],
+  ['CLOUD_PLAY_IDLE_SECONDS', '300', 'cloud play: seconds without input before the host agent ends a session (at least 10)'],
+  ['CLOUD_PLAY_MAX_SECONDS', '3600', 'cloud play: longest a session may last, in seconds (at least 60)'],
+  ['CLOUD_PLAY_CONNECT_SECONDS', '60', 'cloud play: seconds a session may wait for a machine, then for the player to connect to its offer, then to start playing'],
+  ['CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS', '30', 'cloud play: a host machine silent this long is lost and its sessions end'],
+  ['CLOUD_PLAY_HEARTBEAT_SECONDS', '20', 'cloud play: how long a host agent\'s provide call is held at most (it calls again at once); below CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS'],
 ] as const;
 
 /** Variables whose value is never echoed in a configuration error. */
-const secretVariables = new Set(['SECRET_KEY_PREVIOUS', 'GITHUB_CLIENT_SECRET', 'GITLAB_CLIENT_SECRET', 'TWITCH_CLIENT_SECRET', 'DISCORD_CLIENT_SECRET', 'STEAM_WEB_API_KEY']);
+const secretVariables = new Set([
+  'SECRET_KEY_PREVIOUS',
+  'GITHUB_CLIENT_SECRET',
+  'GITLAB_CLIENT_SECRET',
+  'TWITCH_CLIENT_SECRET',
+  'DISCORD_CLIENT_SECRET',
+  'STEAM_WEB_API_KEY',
+  // TURN servers carry credentials.
+  'CLOUD_PLAY_ICE_SERVERS',
+]);
 
 const booleanText = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
@@ -154,6 +173,31 @@ const environmentSchema = z.object({
   STEAM_OPENID_URL: httpUrl.default('https://steamcommunity.com/openid/login'),
   STEAM_WEB_API_KEY: clientText.optional(),
   STEAM_API_URL: httpUrl.default('https://api.steampowered.com'),
+  CLOUD_PLAY_ICE_SERVERS: z
+    .string()
+    .default('[]')
+    .transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be a JSON array of RTCIceServer objects' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.array(iceServerSchema.strict()).max(16))
+    .refine(
+      (servers) => servers.every((server) => [server.urls].flat().every((url) => /^(stun|stuns|turn|turns):\S+$/.test(url))),
+      'every url must start with stun:, stuns:, turn: or turns:',
+    ),
+  CLOUD_PLAY_WIDTH: z.coerce.number().pipe(cloudPlaySettingsSchema.shape.width).default(1280),
+  CLOUD_PLAY_HEIGHT: z.coerce.number().pipe(cloudPlaySettingsSchema.shape.height).default(720),
+  CLOUD_PLAY_FPS: z.coerce.number().pipe(cloudPlaySettingsSchema.shape.fps).default(60),
+  CLOUD_PLAY_IDLE_SECONDS: z.coerce.number().pipe(cloudPlaySettingsSchema.shape.idleSeconds).default(300),
+  CLOUD_PLAY_MAX_SECONDS: z.coerce.number().pipe(cloudPlaySettingsSchema.shape.maxSeconds).default(3600),
+  // Fractions allowed: tests run the protocol with sub-second timings.
+  CLOUD_PLAY_CONNECT_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
+  CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: z.coerce.number().min(0.2).max(86_400).default(30),
+  CLOUD_PLAY_HEARTBEAT_SECONDS: z.coerce.number().min(0.1).max(3_600).default(20),
 });
 
 export type Config = {
@@ -198,6 +242,19 @@ export type Config = {
   jobs: { workers: number; pollMs: number; leaseMs: number };
   /** The external sign-in providers this instance offers (spec §9); one absent is not offered. */
   signIn: SignInConfig;
+  /**
+   * Cloud play (domains/cloud-play): the ICE servers players and agents use (TURN credentials: never
+   * logged), the stream settings, and the protocol's timings in milliseconds: how long a session may
+   * wait for a machine, for the player's connect and for playing to start (connectMs); when a silent
+   * machine is lost (machineTimeoutMs); how long a provide call is held (heartbeatMs).
+   */
+  cloudPlay: {
+    iceServers: IceServer[];
+    settings: CloudPlaySettings;
+    connectMs: number;
+    machineTimeoutMs: number;
+    heartbeatMs: number;
+  };
 };
 
 /** Provider addresses have no trailing slash. Client secrets and keys are never logged or replied. */
@@ -266,6 +323,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     jobs: { workers: values.JOB_WORKERS, pollMs: values.JOB_POLL_MS, leaseMs: values.JOB_LEASE_MS },
     signIn: signInConfigOf(values),
+    cloudPlay: cloudPlayConfigOf(values),
+  };
+}
+
+function cloudPlayConfigOf(values: z.infer<typeof environmentSchema>): Config['cloudPlay'] {
+  const heartbeatMs = Math.round(values.CLOUD_PLAY_HEARTBEAT_SECONDS * 1000);
+  const machineTimeoutMs = Math.round(values.CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS * 1000);
+  // An agent calls again within a heartbeat: a timeout no longer than that would lose live machines.
+  if (heartbeatMs >= machineTimeoutMs) {
+    throw new ConfigError(
+      `Invalid CLOUD_PLAY_HEARTBEAT_SECONDS=${JSON.stringify(String(values.CLOUD_PLAY_HEARTBEAT_SECONDS))}: must be below CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS (${values.CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS})`,
+    );
+  }
+  return {
+    iceServers: values.CLOUD_PLAY_ICE_SERVERS,
+    settings: {
+      width: values.CLOUD_PLAY_WIDTH,
+      height: values.CLOUD_PLAY_HEIGHT,
+      fps: values.CLOUD_PLAY_FPS,
+      idleSeconds: values.CLOUD_PLAY_IDLE_SECONDS,
+      maxSeconds: values.CLOUD_PLAY_MAX_SECONDS,
+    },
+    connectMs: Math.round(values.CLOUD_PLAY_CONNECT_SECONDS * 1000),
+    machineTimeoutMs,
+    heartbeatMs,
   };
 }
 

@@ -6,6 +6,7 @@ import { bootDeps, closeDeps } from '../../src/server/boot.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import { signInWithPassword } from '../../src/server/domains/auth/auth.service.ts';
 import { describeUser } from '../../src/server/domains/users/users.service.ts';
+import { authenticateMachine } from '../../src/server/domains/cloud-play/machines.service.ts';
 import { createTestDatabase, pgliteTemplate, type TestDatabase } from '../support/database.ts';
 
 let dataDir: string;
@@ -73,11 +74,54 @@ describe('cartridge admin', () => {
   });
 });
 
+describe('cartridge admin machine (cloud-play host machines)', () => {
+  test('add prints the token once (last line); list shows the machine without it; revoke ends its use', async () => {
+    const added = await cartridge('admin', 'machine', 'add', 'Rack 1');
+    expect(added.code).toBe(0);
+    const lines = added.stdout.trimEnd().split('\n');
+    const token = lines.at(-1)!;
+    expect(token).toMatch(/^cm_[A-Za-z0-9_-]{43}$/);
+    const id = /^Machine ([a-z0-9]+) \(Rack 1\) added\./.exec(lines[0]!)?.[1];
+    expect(id).toBeDefined();
+
+    const listed = await cartridge('admin', 'machine', 'list');
+    expect(listed).toMatchObject({ code: 0, stdout: `${id}  Rack 1  never seen  sessions 0/0  agent -\n` });
+    expect(listed.stdout).not.toContain(token);
+    const deps = await bootDeps(loadConfig(env));
+    try {
+      expect((await authenticateMachine(deps.db, token)).id).toBe(id!);
+    } finally {
+      await closeDeps(deps);
+    }
+
+    const revoked = await cartridge('admin', 'machine', 'revoke', id!);
+    expect(revoked).toMatchObject({ code: 0, stdout: `Machine ${id} (Rack 1) revoked; 0 sessions ended.\n` });
+    expect((await cartridge('admin', 'machine', 'list')).stdout).toBe(`${id}  Rack 1  revoked  sessions 0/0  agent -\n`);
+    const again = await bootDeps(loadConfig(env));
+    try {
+      await expect(authenticateMachine(again.db, token)).rejects.toMatchObject({ code: 'wrong_auth' });
+    } finally {
+      await closeDeps(again);
+    }
+  });
+
+  test('refusals: an unknown machine, a bad title; wrong usage prints the usage', async () => {
+    expect(await cartridge('admin', 'machine', 'revoke', 'nothing')).toMatchObject({ code: 1, stderr: 'cartridge: machine not found\n' });
+    expect(await cartridge('admin', 'machine', 'add', 'bad\u0007title')).toMatchObject({ code: 1, stderr: 'cartridge: Invalid `title`\n' });
+    for (const args of [['machine'], ['machine', 'add'], ['machine', 'list', 'extra'], ['machine', 'remove', 'x']]) {
+      const result = await cartridge('admin', ...args);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toContain('cartridge admin machine add TITLE');
+    }
+  });
+});
+
 describe('the admin command lives in the server executable', () => {
   test('the server --help lists it', async () => {
     const help = await cartridge('--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('cartridge admin grant|revoke USER PRIVILEGE');
+    expect(help.stdout).toContain('cartridge admin machine add|list|revoke');
   });
 
   test('an unknown server command exits 2 without starting a server', async () => {

@@ -5,8 +5,10 @@ import { formatSize } from '../../src/shared/format/size.ts';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 import type { TestUser } from '../support/accounts.ts';
 import { uploadPackage } from '../support/packages.ts';
-import { makePublic, makeTeam, type Team } from '../support/projects.ts';
-import { en, message, openDialog, rtlLanguage, startE2E, visit, type E2E } from './support/app.ts';
+import { eq } from 'drizzle-orm';
+import { cloudSessions } from '../../src/server/db/schema/index.ts';
+import { grantPrivilege, makePublic, makeTeam, type Team } from '../support/projects.ts';
+import { en, message, openDialog, rtlLanguage, startE2E, visit, waitForScreen, watchConsole, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
 
 /** Spec §2 packages/{package} (three routes), the version's packages list and the store's packages. */
@@ -225,9 +227,9 @@ test('Play in browser only for web packages; Install, Launch, Update and Play in
     const describedBy = await launcher(name).locator('button').getAttribute('aria-describedby');
     expect(await page.locator(`[id="${describedBy}"]`).textContent()).toBe('The local app is not connected.');
   }
-  // Linux x86: only the missing privilege and the feature itself are named.
+  // Linux x86: only the missing privilege is named (the instance offers cloud play).
   const cloud = await launcher('cloud_play').textContent();
-  expect(cloud).toContain('Cloud play is not available yet.');
+  expect(cloud).not.toContain(en('package_page_cloud_unavailable'));
   expect(cloud).toContain(en('package_page_cloud_needs_privilege'));
   expect(cloud).not.toContain(en('package_page_cloud_needs_tags', { tags: '' }).slice(0, 20));
   expect(await launcher('cloud_play').locator('button').isDisabled()).toBe(true);
@@ -237,6 +239,44 @@ test('Play in browser only for web packages; Install, Launch, Update and Play in
   expect(await play.getAttribute('href')).toBe(`${packagePath(webPackage, { version })}/play`);
   const webCloud = await launcher('cloud_play').textContent();
   expect(webCloud).toContain(en('package_page_cloud_needs_tags', { tags: `${en('edit_tags_group_os')}: Linux, ${en('edit_tags_group_arch')}: x86` }));
+  await context.close();
+});
+
+test('Play in cloud with the cloud_play privilege: a link to the cloud-play page, which starts and stops a session', async () => {
+  await grantPrivilege(e2e.server, team.developer, 'cloud_play');
+  const { page, context } = await e2e.openSignedIn({ user: team.developer });
+  const problems = watchConsole(page);
+  await openPackage(page, linuxPackage, { version, branch });
+  const link = page.locator('.package_launcher[data-action="cloud_play"]').getByRole('link', { name: en('package_page_cloud_play'), exact: true });
+  expect(await link.getAttribute('href')).toBe(`${packagePath(linuxPackage, { version, branch })}/cloud-play`);
+  await link.click();
+  await page.waitForURL((url) => url.pathname === `${packagePath(linuxPackage, { version, branch })}/cloud-play`);
+  await waitForScreen(page, 'page_package_cloud_play');
+  const root = page.locator('.package_cloud_play');
+  await root.locator('h1', { hasText: en('package_cloud_play_title', { title: 'Linux build' }) }).waitFor();
+  expect(await page.locator('nav.breadcrumb li').allTextContents()).toEqual(expect.arrayContaining(['stable', '1.0.0', 'Linux build', en('package_cloud_play_title', { title: 'Linux build' })]));
+  const status = page.getByTestId('cloud-play-status');
+  expect(await status.textContent()).toBe(en('package_cloud_play_status_not_started'));
+  const video = page.getByTestId('cloud-play-video');
+  expect(await video.evaluate((element: HTMLVideoElement) => [element.muted, getComputedStyle(element).objectFit])).toEqual([true, 'contain']);
+  await page.getByRole('button', { name: en('package_cloud_play_start'), exact: true }).click();
+  // No host machine runs in this file: the page waits for one (init asked again every second).
+  await root.locator('[data-state="awaiting_machine"]').first().waitFor();
+  expect(await status.textContent()).toBe(en('package_cloud_play_status_awaiting_machine'));
+  await page.getByRole('button', { name: en('package_cloud_play_stop'), exact: true }).click();
+  await page.getByTestId('cloud-play-detail').filter({ hasText: en('package_cloud_play_reason_stopped') }).waitFor();
+  expect(await page.getByRole('button', { name: en('package_cloud_play_start_again'), exact: true }).isVisible()).toBe(true);
+  const violations = await seriousAccessibilityViolations(page);
+  if (violations.length > 0) throw new Error(formatViolations(violations, 'cloud-play page'));
+  // Leaving the page stops a live session: start one and go back.
+  await page.getByRole('button', { name: en('package_cloud_play_start_again'), exact: true }).click();
+  await root.locator('[data-state="awaiting_machine"]').first().waitFor();
+  await page.getByRole('link', { name: en('play_page_back'), exact: true }).click();
+  await waitForScreen(page, 'page_package');
+  const sessions = async () => (await e2e.server.deps.db.select({ status: cloudSessions.status, reason: cloudSessions.reason }).from(cloudSessions).where(eq(cloudSessions.userId, team.developer.id))).map((row) => `${row.status}:${row.reason}`);
+  for (let index = 0; index < 50 && (await sessions()).some((item) => !item.startsWith('ended')); index++) await page.waitForTimeout(100);
+  expect(await sessions()).toEqual(['ended:stopped', 'ended:stopped']);
+  expect(problems.filter((problem) => !problem.includes('503'))).toEqual([]);
   await context.close();
 });
 

@@ -26,10 +26,13 @@ const StoreProjectPage = lazy(() => import('./store/store-project-page.tsx'));
 const InvitePage = lazy(() => import('./invite/invite-page.tsx'));
 const PackagePage = lazy(() => import('./projects/package/package-page.tsx'));
 const PackagePlayPage = lazy(() => import('./projects/package/package-play-page.tsx'));
+const PackageCloudPlayPage = lazy(() => import('./projects/package/package-cloud-play-page.tsx'));
 const StorePlayPage = lazy(() => import('./store/store-play-page.tsx'));
+const StoreCloudPlayPage = lazy(() => import('./store/store-cloud-play-page.tsx'));
+const AdminPage = lazy(() => import('./admin/admin-page.tsx'));
 const OauthPage = lazy(() => import('./oauth/oauth-page.tsx'));
 
-/** packages/{package} with its play subpath; reached from the project, a version or a branch's version. */
+/** packages/{package} with its play and cloud-play subpaths; reached from the project, a version or a branch's version. */
 const packageRoutes: Route<RouteView> = {
   segment: 'packages',
   children: [
@@ -38,6 +41,7 @@ const packageRoutes: Route<RouteView> = {
       children: [
         { segment: '', view: { component: PackagePage } },
         { segment: 'play', view: { component: PackagePlayPage } },
+        { segment: 'cloud-play', view: { component: PackageCloudPlayPage } },
       ],
     },
   ],
@@ -45,7 +49,7 @@ const packageRoutes: Route<RouteView> = {
 export const RequiredSignInPage = lazy(() => import('./sign-in/required-sign-in-page.tsx'));
 export const NotFoundPage = lazy(() => import('./not-found/not-found-page.tsx'));
 
-/** Spec §2 routes; later issues add local and admin. */
+/** Spec §2 routes; a later issue adds local. */
 export const routes: Route<RouteView>[] = [
   { segment: '', view: { component: HomePage } },
   { segment: 'login', view: { component: SignInPage, public: true } },
@@ -105,12 +109,25 @@ export const routes: Route<RouteView>[] = [
         segment: ':project',
         children: [
           { segment: '', view: { component: StoreProjectPage } },
-          // store/{project}/{branch}/{package}/play
-          { segment: ':branch', children: [{ segment: ':package', children: [{ segment: 'play', view: { component: StorePlayPage } }] }] },
+          // store/{project}/{branch}/{package}/play and .../cloud-play
+          {
+            segment: ':branch',
+            children: [
+              {
+                segment: ':package',
+                children: [
+                  { segment: 'play', view: { component: StorePlayPage } },
+                  { segment: 'cloud-play', view: { component: StoreCloudPlayPage } },
+                ],
+              },
+            ],
+          },
         ],
       },
     ],
   },
   // The invite token travels in the query (?token=...).
   { segment: 'invite', view: { component: InvitePage } },
+  // Spec §2's unlisted admin path: instance administrators only (others see not found).
+  { segment: 'admin', view: { component: AdminPage } },
 ];

@@ -1,8 +1,10 @@
 import { ZodError } from 'zod';
 import { ConfigError, loadConfig } from '../config.ts';
-import { openDatabase, pgliteDirOf } from '../db/client.ts';
+import { openDatabase, pgliteDirOf, type Database } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { applyPrivilegeChange } from '../domains/admin/privileges.service.ts';
+import { addMachineRecord, listMachineRecords, revokeMachineRecord } from '../domains/cloud-play/machines.service.ts';
+import type { CloudMachine } from '../../shared/schemas/cloud-play.ts';
 import { AppError } from '../errors.ts';
 
 export type CommandOutput = { stdout: (text: string) => void; stderr: (text: string) => void };
@@ -10,6 +12,9 @@ export type CommandOutput = { stdout: (text: string) => void; stderr: (text: str
 export const adminUsage = `Usage:
   cartridge admin grant USER PRIVILEGE    give USER (id or sign-in name) a privilege
   cartridge admin revoke USER PRIVILEGE   take it back
+  cartridge admin machine add TITLE       add a cloud-play host machine; prints its token (shown once)
+  cartridge admin machine list            list the host machines
+  cartridge admin machine revoke ID       revoke a machine's token; its sessions end
 Privileges: create_project, store_publish, cloud_play.
 Talks to the instance database named by DATABASE_URL or DATA_DIR (stop a PGlite server first:
 an embedded database opens in one process at a time).`;
@@ -17,27 +22,66 @@ an embedded database opens in one process at a time).`;
 /** Exit codes: 2 wrong usage, 1 a refused change or a bad setting, 5 any other failure (database down). */
 const exitCodes = { ok: 0, refused: 1, usage: 2, failure: 5 } as const;
 
-async function changePrivilege(action: 'grant' | 'revoke', user: string, privilege: string, out: CommandOutput): Promise<void> {
+/** Opens the instance database (migrated) for one command. */
+async function withInstanceDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
   try {
     await migrateDatabase(database);
-    const result = await applyPrivilegeChange(database.db, { user, privilege }, action);
-    out.stdout(`${result.title} (${result.name ?? result.id}): ${result.privileges.join(', ') || 'no privileges'}\n`);
+    return await fn(database.db);
   } finally {
     await database.close();
   }
 }
 
+async function changePrivilege(action: 'grant' | 'revoke', user: string, privilege: string, out: CommandOutput): Promise<void> {
+  await withInstanceDatabase(async (db) => {
+    const result = await applyPrivilegeChange(db, { user, privilege }, action);
+    out.stdout(`${result.title} (${result.name ?? result.id}): ${result.privileges.join(', ') || 'no privileges'}\n`);
+  });
+}
+
+function machineLine(machine: CloudMachine): string {
+  const state = machine.revoked ? 'revoked' : machine.lastSeen ? `last seen ${machine.lastSeen}` : 'never seen';
+  return `${machine.id}  ${machine.title}  ${state}  sessions ${machine.liveSessions}/${machine.capacity}  agent ${machine.agentVersion ?? '-'}\n`;
+}
+
+/** `admin machine add TITLE | list | revoke ID`: cloud-play host machines (domains/cloud-play/machines.service.ts). */
+async function machineCommand(args: string[], out: CommandOutput): Promise<void> {
+  const [action, value] = args;
+  await withInstanceDatabase(async (db) => {
+    if (action === 'add') {
+      const { machine, token } = await addMachineRecord(db, { title: value });
+      // The token last, alone on its line (`| tail -n 1`); only its SHA-256 is kept.
+      out.stdout(`Machine ${machine.id} (${machine.title}) added. Give its host agent this token; it is shown only now:\n${token}\n`);
+    } else if (action === 'list') {
+      const machines = await listMachineRecords(db);
+      out.stdout(machines.length === 0 ? 'No cloud-play machines.\n' : machines.map(machineLine).join(''));
+    } else {
+      const { machine, sessionsEnded } = await revokeMachineRecord(db, { machine: value });
+      out.stdout(`Machine ${machine.id} (${machine.title}) revoked; ${sessionsEnded} session${sessionsEnded === 1 ? '' : 's'} ended.\n`);
+    }
+  });
+}
+
+function isUsage(args: string[]): boolean {
+  const [action, first, second] = args;
+  if (action === 'grant' || action === 'revoke') return Boolean(first && second) && args.length === 3;
+  if (action !== 'machine') return false;
+  if (first === 'list') return args.length === 2;
+  return (first === 'add' || first === 'revoke') && Boolean(second) && args.length === 3;
+}
+
 /** `cartridge admin ...` (the server executable): instance administration on the local database. */
 export async function runAdminCommand(args: string[], out: CommandOutput): Promise<number> {
-  const [action, user, privilege] = args;
-  if ((action !== 'grant' && action !== 'revoke') || !user || !privilege || args.length !== 3) {
+  if (!isUsage(args)) {
     out.stdout(`${adminUsage}\n`);
     return exitCodes.usage;
   }
+  const [action, user, privilege] = args as [string, string, string];
   try {
-    await changePrivilege(action, user, privilege, out);
+    if (action === 'machine') await machineCommand(args.slice(1), out);
+    else await changePrivilege(action as 'grant' | 'revoke', user, privilege, out);
     return exitCodes.ok;
   } catch (error) {
     if (error instanceof AppError || error instanceof ConfigError) {

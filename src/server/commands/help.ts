@@ -3,6 +3,7 @@ import { formatConfigHelp } from '../config.ts';
 export const serverUsage = `Usage:
   cartridge                                    start the server (settings below)
   cartridge admin grant|revoke USER PRIVILEGE  change a user's privileges on the database (see \`cartridge admin\`)
+  cartridge admin machine add|list|revoke      cloud-play host machines and their tokens (see \`cartridge admin\`)
   cartridge --help                             this help`;
 
 /** `cartridge --help` of the server executable: its commands, then every setting. */

@@ -31,10 +31,17 @@ function finalizeBodyLimit(config: Config): number {
   return Math.max(defaultJsonBodyLimit, parts * 100 + 64 * KiB);
 }
 
+/**
+ * A host agent's provide call may carry an offer (≤ 64 KiB of SDP) for each of its sessions (≤ 64): a
+ * few MiB at most, in practice a few KiB. Player SDP bodies (connect) fit the default.
+ */
+const provideBodyLimit = 5 * MiB;
+
 /** The routes whose bodies differ from the default; everything else is JSON up to 1 MiB. */
 export function bodyPolicyOf(config: Config, method: string, route: string): BodyPolicy {
   if (method === 'PUT' && route === '/api/uploads/:package') return { kind: 'raw' };
   if (method === 'PUT' && route === '/api/projects/:project/packages/:package/finalize') return { kind: 'json', limit: finalizeBodyLimit(config) };
+  if (method === 'POST' && route === '/api/cloud-play/machine/provide') return { kind: 'json', limit: provideBodyLimit };
   if (route === '/trpc/*') return { kind: 'json-text', limit: finalizeBodyLimit(config) };
   return { kind: 'json', limit: defaultJsonBodyLimit };
 }

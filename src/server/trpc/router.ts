@@ -1,6 +1,7 @@
 import { adminRouter } from '../domains/admin/admin.trpc.ts';
 import { authRouter } from '../domains/auth/auth.trpc.ts';
 import { browserPlayRouter } from '../domains/browser-play/browser-play.trpc.ts';
+import { cloudPlayRouter } from '../domains/cloud-play/cloud-play.trpc.ts';
 import { jobStatusRouter } from '../domains/job-status/job-status.trpc.ts';
 import { packageDownloadsRouter } from '../domains/packages/downloads/downloads.trpc.ts';
 import { packageRecordProcedures } from '../domains/packages/records/records.trpc.ts';
@@ -21,6 +22,7 @@ export const appRouter = router({
   packages: router({ ...packageRecordProcedures, ...packageUploadProcedures }),
   packageDownloads: packageDownloadsRouter,
   play: browserPlayRouter,
+  cloudPlay: cloudPlayRouter,
   jobs: jobStatusRouter,
 });
 

@@ -35,6 +35,16 @@ import type {
   patchCredentialInput,
   startedExternalAuthSchema,
 } from '../schemas/external-auth.ts';
+import type {
+  cloudConnectInput,
+  cloudInitReplySchema,
+  cloudSessionStateSchema,
+  cloudSessionTokenInput,
+  createdCloudSessionSchema,
+  internalPackageAccessSchema,
+  machineProvideInput,
+  machineProvideReplySchema,
+} from '../schemas/cloud-play.ts';
 import type { docsPageSchema, okReplySchema, playUrlSchema } from './replies.ts';
 import { del, get, patch, post, put } from './route.ts';
 
@@ -147,6 +157,19 @@ export const routes = {
     states: post('/jobs').body<typeof jobTokensInput>().reply<ListOf<typeof jobStateSchema>>(),
     /** Server-sent `job_updated` events (src/shared/api/jobs.ts reads them). */
     events: get('/jobs').query<typeof jobStreamQuery>().stream(),
+  },
+  cloudPlay: {
+    /** A session for the caller on a package (privilege cloud_play, tags os:linux and arch:x86). */
+    create: post(`${pkg}/cloud-play`).reply<typeof createdCloudSessionSchema>(),
+    /** The agent's offer as JSON text; `timeout` (503) until a machine has made it: ask again after 1 s. */
+    init: post('/cloud-play/session/init').body<typeof cloudSessionTokenInput>().reply<typeof cloudInitReplySchema>(),
+    connect: post('/cloud-play/session/connect').body<typeof cloudConnectInput>().reply<Ok>(),
+    state: get('/cloud-play/session').query<typeof cloudSessionTokenInput>().reply<typeof cloudSessionStateSchema>(),
+    stop: post('/cloud-play/session/stop').body<typeof cloudSessionTokenInput>().reply<Ok>(),
+    /** The host agent's heartbeat and long poll (machine token as bearer). */
+    provide: post('/cloud-play/machine/provide').body<typeof machineProvideInput>().reply<typeof machineProvideReplySchema>(),
+    /** The host agent's signed URLs of a session's package ('-' for no branch or version). */
+    access: get('/internal/access/projects/:project/branches/:branch/versions/:version/packages/:package').reply<typeof internalPackageAccessSchema>(),
   },
   instance: get('/instance').reply<typeof instanceInfoSchema>(),
   docs: {

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { registerUser, type TestUser } from '../../support/accounts.ts';
+import { uploadPackage } from '../../support/packages.ts';
+import { createProject } from '../../support/projects.ts';
 import { en, openDialog, startE2E, visit, type E2E, type OpenOptions } from './app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './axe.ts';
 
@@ -8,8 +10,15 @@ type Screen = {
   name: string;
   signedIn: boolean;
   /** Brings the page to the state to check. */
-  show(page: Page, user: TestUser): Promise<void>;
+  show(page: Page, user: TestUser, e2e: E2E): Promise<void>;
 };
+
+/** A Linux x86 package of the user's (the instance's first account: an administrator, every privilege), for the cloud-play page. */
+async function cloudPlayPath(e2e: E2E, user: TestUser): Promise<string> {
+  const project = await createProject(e2e.server, user);
+  const pkg = await uploadPackage(e2e.server, user, project.id, { 'game.sh': '#!/bin/sh\n' }, { tags: ['os:linux', 'arch:x86'], entrypoint: ['game.sh'], title: 'Linux build' });
+  return `/projects/${project.id}/packages/${pkg.id}/cloud-play`;
+}
 
 /** Every screen of issue 4, with its data loaded; plus one open dialog (they are part of the screens too). */
 const screens: Screen[] = [
@@ -61,6 +70,24 @@ const screens: Screen[] = [
       await openDialog(page).waitFor();
     },
   },
+  {
+    name: 'cloud play (waiting for a machine)',
+    signedIn: true,
+    show: async (page, user, e2e) => {
+      await visit(page, await cloudPlayPath(e2e, user), 'page_package_cloud_play');
+      await page.getByRole('button', { name: en('package_cloud_play_start'), exact: true }).click();
+      await page.locator('.package_cloud_play[data-state="awaiting_machine"]').waitFor();
+    },
+  },
+  {
+    name: 'admin: cloud-play machines',
+    signedIn: true,
+    show: async (page, user, e2e) => {
+      await e2e.server.trpc(user.token).admin.cloudMachines.create.mutate({ title: 'Rack A' });
+      await visit(page, '/admin', 'page_admin');
+      await page.locator('.admin_machine').first().waitFor();
+    },
+  },
 ];
 
 /** One test per screen in one theme; fails on serious or critical axe-core violations, printed readably. */
@@ -80,7 +107,7 @@ export function defineAccessibilityTests(theme: 'light' | 'dark'): void {
     test(`axe, ${theme} theme: ${screen.name}`, async () => {
       const { page, context } = screen.signedIn ? await e2e.openSignedIn({ ...options, user }) : await e2e.open(options);
       try {
-        await screen.show(page, user);
+        await screen.show(page, user, e2e);
         const applied = await page.evaluate(() => document.documentElement.getAttribute('data-theme'));
         if (applied !== theme) throw new Error(`expected data-theme="${theme}" on <html>, got ${applied}`);
         // Let transitions settle so colours are measured at rest.

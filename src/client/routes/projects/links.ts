@@ -14,4 +14,6 @@ export const inviteHref = (token: string) => `/invite?token=${segment(token)}`;
 export const packageHref = (project: string, pkg: string, via: { version?: string; branch?: string } = {}) =>
   via.version ? `${versionHref(project, via.version, via.branch)}/packages/${segment(pkg)}` : `${projectHref(project)}/packages/${segment(pkg)}`;
 export const packagePlayHref = (project: string, pkg: string, via: { version?: string; branch?: string } = {}) => `${packageHref(project, pkg, via)}/play`;
+export const packageCloudPlayHref = (project: string, pkg: string, via: { version?: string; branch?: string } = {}) => `${packageHref(project, pkg, via)}/cloud-play`;
 export const storePlayHref = (project: string, branch: string, pkg: string) => `${storeHref(project)}/${segment(branch)}/${segment(pkg)}/play`;
+export const storeCloudPlayHref = (project: string, branch: string, pkg: string) => `${storeHref(project)}/${segment(branch)}/${segment(pkg)}/cloud-play`;

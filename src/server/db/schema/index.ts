@@ -3,3 +3,4 @@ export * from './projects.ts';
 export * from './jobs.ts';
 export * from './packages.ts';
 export * from './external-auth.ts';
+export * from './cloud-play.ts';

@@ -14,7 +14,7 @@ import { Size } from '../../../components/size.tsx';
 import { TagList } from '../../../components/tag-list.tsx';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Package } from '../../../../shared/schemas/packages.ts';
-import { packagePlayHref } from '../links.ts';
+import { packageCloudPlayHref, packagePlayHref } from '../links.ts';
 import type { PackageVia } from './package-actions.tsx';
 import { DownloadButtons, type DownloadSource } from './package-downloads.tsx';
 import { PackageLaunchers } from './package-launchers.tsx';
@@ -80,7 +80,7 @@ export function PackageSections({ projectId, pkg, via }: { projectId: string; pk
       </section>
       <section className="section package_play" aria-labelledby={ids.play}>
         <h2 id={ids.play}>{m.package_page_play_heading()}</h2>
-        <PackageLaunchers tags={pkg.tags} playHref={packagePlayHref(projectId, pkg.id, via)} />
+        <PackageLaunchers tags={pkg.tags} playHref={packagePlayHref(projectId, pkg.id, via)} cloudPlayHref={packageCloudPlayHref(projectId, pkg.id, via)} />
       </section>
       <section className="section package_contents" aria-labelledby={ids.contents}>
         <h2 id={ids.contents}>{m.package_page_contents()}</h2>

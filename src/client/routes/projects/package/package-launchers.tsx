@@ -12,6 +12,8 @@ import { package_page_play_needs_web } from '../../../paraglide/messages/package
 import { package_page_update } from '../../../paraglide/messages/package_page_update.js';
 import { tagLongLabel } from '../../../components/tag-labels.ts';
 import { useAuth } from '../../../lib/auth/auth.tsx';
+import { useInstance } from '../../../lib/instance.ts';
+import type { InstanceInfo } from '../../../../shared/schemas/instance.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -32,13 +34,29 @@ export const WEB_TAG = 'os:web';
 /** Spec §6: the Cloud play action needs these tags (and the cloud_play privilege). */
 export const CLOUD_PLAY_TAGS = ['os:linux', 'arch:x86'] as const;
 
-/** Why cloud play is off for this package: always 'not available yet', plus what else is missing. */
-export function cloudPlayReasons(tags: readonly string[], privileges: readonly string[]): string[] {
-  const reasons = [m.package_page_cloud_unavailable()];
+/** The instance offers cloud play: instance info's `cloudPlay` flag where the server sends one, else assumed. */
+export function instanceOffersCloudPlay(info: InstanceInfo): boolean {
+  return (info as InstanceInfo & { cloudPlay?: boolean }).cloudPlay !== false;
+}
+
+/**
+ * Why cloud play is off for this package (spec §6: the cloud_play privilege and the tags os:linux and
+ * arch:x86; and the instance must offer it); empty when the player may start it.
+ */
+export function cloudPlayReasons(tags: readonly string[], privileges: readonly string[], offered = true): string[] {
+  const reasons: string[] = [];
+  if (!offered) reasons.push(m.package_page_cloud_unavailable());
   if (!privileges.includes('cloud_play')) reasons.push(m.package_page_cloud_needs_privilege());
   const missing = CLOUD_PLAY_TAGS.filter((tag) => !tags.includes(tag));
   if (missing.length > 0) reasons.push(m.package_page_cloud_needs_tags({ tags: missing.map(tagLongLabel).join(', ') }));
   return reasons;
+}
+
+/** cloudPlayReasons for the signed-in player and this instance. */
+export function useCloudPlayReasons(tags: readonly string[]): string[] {
+  const auth = useAuth();
+  const instance = useInstance();
+  return cloudPlayReasons(tags, auth.session?.userPrivileges ?? [], instanceOffersCloudPlay(instance));
 }
 
 /** A button that cannot be used yet, with the reason next to it (and tied to it for screen readers). */
@@ -57,13 +75,11 @@ function DisabledAction({ label, reasons, name }: { label: string; reasons: stri
 }
 
 /**
- * Play in browser (os:web packages), and the places of Install / Launch / Update (need the local app,
- * a later issue) and Play in cloud (a later issue; also needs a privilege and tags), shown disabled
- * with their reasons until then.
+ * Play in browser (os:web packages), Play in cloud (when allowed: spec §6), and the places of Install
+ * / Launch / Update (need the local app, a later issue), shown disabled with their reasons.
  */
-export function PackageLaunchers({ tags, playHref }: { tags: readonly string[]; playHref: string }) {
-  const auth = useAuth();
-  const privileges = auth.session?.userPrivileges ?? [];
+export function PackageLaunchers({ tags, playHref, cloudPlayHref }: { tags: readonly string[]; playHref: string; cloudPlayHref: string }) {
+  const cloudReasons = useCloudPlayReasons(tags);
   const isWeb = tags.includes(WEB_TAG);
   const local = [m.package_page_local_unavailable()];
   return (
@@ -80,7 +96,15 @@ export function PackageLaunchers({ tags, playHref }: { tags: readonly string[]; 
       <DisabledAction name="install" label={m.package_page_install()} reasons={local} />
       <DisabledAction name="launch" label={m.package_page_launch()} reasons={local} />
       <DisabledAction name="update" label={m.package_page_update()} reasons={local} />
-      <DisabledAction name="cloud_play" label={m.package_page_cloud_play()} reasons={cloudPlayReasons(tags, privileges)} />
+      {cloudReasons.length === 0 ? (
+        <li className="package_launcher" data-action="cloud_play">
+          <Link href={cloudPlayHref} className={isWeb ? 'button' : 'button button_primary'}>
+            {m.package_page_cloud_play()}
+          </Link>
+        </li>
+      ) : (
+        <DisabledAction name="cloud_play" label={m.package_page_cloud_play()} reasons={cloudReasons} />
+      )}
     </ul>
   );
 }

@@ -1,0 +1,99 @@
+import { dialog_error_message } from '../../../paraglide/messages/dialog_error_message.js';
+import { package_cloud_play_reason_agent_error } from '../../../paraglide/messages/package_cloud_play_reason_agent_error.js';
+import { package_cloud_play_reason_bad_offer } from '../../../paraglide/messages/package_cloud_play_reason_bad_offer.js';
+import { package_cloud_play_reason_connection_lost } from '../../../paraglide/messages/package_cloud_play_reason_connection_lost.js';
+import { package_cloud_play_reason_ended } from '../../../paraglide/messages/package_cloud_play_reason_ended.js';
+import { package_cloud_play_reason_game_exited } from '../../../paraglide/messages/package_cloud_play_reason_game_exited.js';
+import { package_cloud_play_reason_idle } from '../../../paraglide/messages/package_cloud_play_reason_idle.js';
+import { package_cloud_play_reason_machine_lost } from '../../../paraglide/messages/package_cloud_play_reason_machine_lost.js';
+import { package_cloud_play_reason_machine_shutdown } from '../../../paraglide/messages/package_cloud_play_reason_machine_shutdown.js';
+import { package_cloud_play_reason_peer_left } from '../../../paraglide/messages/package_cloud_play_reason_peer_left.js';
+import { package_cloud_play_reason_no_machine } from '../../../paraglide/messages/package_cloud_play_reason_no_machine.js';
+import { package_cloud_play_reason_not_connected } from '../../../paraglide/messages/package_cloud_play_reason_not_connected.js';
+import { package_cloud_play_reason_other } from '../../../paraglide/messages/package_cloud_play_reason_other.js';
+import { package_cloud_play_reason_replaced } from '../../../paraglide/messages/package_cloud_play_reason_replaced.js';
+import { package_cloud_play_reason_revoked } from '../../../paraglide/messages/package_cloud_play_reason_revoked.js';
+import { package_cloud_play_reason_stopped } from '../../../paraglide/messages/package_cloud_play_reason_stopped.js';
+import { package_cloud_play_reason_time_limit } from '../../../paraglide/messages/package_cloud_play_reason_time_limit.js';
+import { package_cloud_play_status_awaiting_machine } from '../../../paraglide/messages/package_cloud_play_status_awaiting_machine.js';
+import { package_cloud_play_status_connecting } from '../../../paraglide/messages/package_cloud_play_status_connecting.js';
+import { package_cloud_play_status_creating_session } from '../../../paraglide/messages/package_cloud_play_status_creating_session.js';
+import { package_cloud_play_status_error } from '../../../paraglide/messages/package_cloud_play_status_error.js';
+import { package_cloud_play_status_not_started } from '../../../paraglide/messages/package_cloud_play_status_not_started.js';
+import { package_cloud_play_status_playing } from '../../../paraglide/messages/package_cloud_play_status_playing.js';
+import type { CloudPlayState } from '../../../../shared/schemas/cloud-play.ts';
+import type { CloudPlayStatus } from '../../../cloud-play/machine.ts';
+import { errorText } from '../../../lib/errors.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = {
+  dialog_error_message,
+  package_cloud_play_reason_agent_error,
+  package_cloud_play_reason_bad_offer,
+  package_cloud_play_reason_connection_lost,
+  package_cloud_play_reason_ended,
+  package_cloud_play_reason_game_exited,
+  package_cloud_play_reason_idle,
+  package_cloud_play_reason_machine_lost,
+  package_cloud_play_reason_machine_shutdown,
+  package_cloud_play_reason_no_machine,
+  package_cloud_play_reason_peer_left,
+  package_cloud_play_reason_not_connected,
+  package_cloud_play_reason_other,
+  package_cloud_play_reason_replaced,
+  package_cloud_play_reason_revoked,
+  package_cloud_play_reason_stopped,
+  package_cloud_play_reason_time_limit,
+};
+
+/** Spec §4: the note of each state, from the messages packages.cloud_play.status.{state}. */
+const statusTexts: Record<CloudPlayState, () => string> = {
+  not_started: package_cloud_play_status_not_started,
+  creating_session: package_cloud_play_status_creating_session,
+  awaiting_machine: package_cloud_play_status_awaiting_machine,
+  connecting: package_cloud_play_status_connecting,
+  playing: package_cloud_play_status_playing,
+  error: package_cloud_play_status_error,
+};
+
+export function statusText(state: CloudPlayState): string {
+  return statusTexts[state]();
+}
+
+/**
+ * Why a session ended, by the words of the session state's reason (the server's, the host agent's
+ * (cloudhost/src/lifecycle.ts endReasons), and the page's own connection_lost). Listed one by one so the bundler keeps only these.
+ */
+const reasonTexts: Record<string, () => string> = {
+  stopped: m.package_cloud_play_reason_stopped,
+  replaced: m.package_cloud_play_reason_replaced,
+  game_exited: m.package_cloud_play_reason_game_exited,
+  idle: m.package_cloud_play_reason_idle,
+  time_limit: m.package_cloud_play_reason_time_limit,
+  not_connected: m.package_cloud_play_reason_not_connected,
+  connection_lost: m.package_cloud_play_reason_connection_lost,
+  machine_lost: m.package_cloud_play_reason_machine_lost,
+  machine_shutdown: m.package_cloud_play_reason_machine_shutdown,
+  peer_left: m.package_cloud_play_reason_peer_left,
+  machine_revoked: m.package_cloud_play_reason_revoked,
+  no_machine: m.package_cloud_play_reason_no_machine,
+  bad_offer: m.package_cloud_play_reason_bad_offer,
+  agent_error: m.package_cloud_play_reason_agent_error,
+  ended: m.package_cloud_play_reason_ended,
+};
+
+/** The text of an end reason; one the page does not know (an agent's error text) is shown as it came. */
+export function reasonText(reason: string): string {
+  const known = Object.hasOwn(reasonTexts, reason) ? reasonTexts[reason] : undefined;
+  return known ? known() : m.package_cloud_play_reason_other({ reason });
+}
+
+/** What the footer says besides the state's note: why the last session ended, or the error. */
+export function detailText(status: CloudPlayStatus): string | undefined {
+  if (status.state === 'not_started') return status.ended ? reasonText(status.ended) : undefined;
+  if (status.state !== 'error') return undefined;
+  if (status.reason) return reasonText(status.reason);
+  if (status.failure) return m.dialog_error_message({ text: errorText(status.failure) });
+  return undefined;
+}

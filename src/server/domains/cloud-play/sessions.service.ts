@@ -1,0 +1,151 @@
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import {
+  cloudConnectInput,
+  cloudSessionTokenInput,
+  type CloudSessionState,
+  type CloudSessionStatus,
+  type CreatedCloudSession,
+} from '../../../shared/schemas/cloud-play.ts';
+import { generateToken, hashToken } from '../../crypto/index.ts';
+import { newId } from '../../db/ids.ts';
+import { cloudSessions, users } from '../../db/schema/index.ts';
+import type { Deps } from '../../deps.ts';
+import { AppError } from '../../errors.ts';
+import { requireUser, type Actor } from '../auth/actor.ts';
+import { getReadyPackage } from '../packages/records/package-content.ts';
+import { assignWaitingSession } from './assignment.ts';
+import { anyMachine, endSessions, isLive, liveStatuses, notifyMachine } from './session-rows.ts';
+import { sweepCloudSessions } from './sweep.ts';
+
+/**
+ * The player's side of cloud play (spec §4, §7): create a session on a package, then with its token
+ * init (the agent's offer, `timeout` until there is one: the page asks again every second), connect
+ * (the page's answer), state, stop. The token is the only access these calls need.
+ */
+
+/** Spec §6: cloud play needs these tags (the host agents run Linux x86 games). */
+export const cloudPlayTags = ['os:linux', 'arch:x86'] as const;
+
+type SessionRow = typeof cloudSessions.$inferSelect;
+
+/**
+ * POST /projects/{p}/packages/{id}/cloud-play. Refusals, in this order: a visitor is unauthorized; a
+ * user without privilege cloud_play insufficient_privileges (details.reason 'missing_privilege'); a
+ * package the caller may not see not_found (the downloads' visibility rule: members, or a version of
+ * it published to a public branch of a public project); one not ready not_finalized; one without both
+ * tags not_supported (details.reason 'missing_tags', details.tags the missing ones). The caller's live
+ * session, if any, ends ('replaced'): one live session per user.
+ */
+export async function createCloudSession(deps: Deps, actor: Actor, projectId: string, packageId: string): Promise<CreatedCloudSession> {
+  const user = requireUser(actor);
+  if (!user.privileges.has('cloud_play')) {
+    throw new AppError('insufficient_privileges', 'Playing in the cloud needs the cloud_play privilege: an administrator of this instance can grant it', {
+      reason: 'missing_privilege',
+      privilege: 'cloud_play',
+    });
+  }
+  const pkg = await getReadyPackage(deps, actor, projectId, packageId);
+  const missing = cloudPlayTags.filter((tag) => !pkg.tags.includes(tag));
+  if (missing.length > 0) {
+    throw new AppError('not_supported', `Only packages tagged ${cloudPlayTags.join(' and ')} can be played in the cloud`, { reason: 'missing_tags', tags: missing });
+  }
+  const token = generateToken('cp');
+  const id = newId();
+  await deps.db.transaction(async (tx) => {
+    // One create per user at a time: the previous session ends before the new one counts as live.
+    await tx.select({ id: users.id }).from(users).where(eq(users.id, user.userId)).for('update');
+    await endSessions(tx, eq(cloudSessions.userId, user.userId), { status: 'ended', reason: 'replaced' });
+    await tx.insert(cloudSessions).values({ id, userId: user.userId, projectId: pkg.projectId, packageId: pkg.id, tokenHash: hashToken(token) });
+    await notifyMachine(tx, anyMachine);
+  });
+  await tryToAssign(deps, id);
+  return { session: id, token, iceServers: deps.config.cloudPlay.iceServers, settings: deps.config.cloudPlay.settings };
+}
+
+/** Best effort: a machine's next provide call claims the session anyway. */
+async function tryToAssign(deps: Deps, sessionId: string): Promise<void> {
+  try {
+    await assignWaitingSession(deps.db, deps.config, sessionId);
+  } catch (error) {
+    deps.log.error('cloud session assignment failed', { session: sessionId, error: String(error) });
+  }
+}
+
+const sessionNotFound = () => new AppError('not_found', 'cloud session not found');
+
+/** The session of a player token, with its own deadlines checked first. */
+async function findSession(deps: Deps, token: string): Promise<SessionRow> {
+  const where = eq(cloudSessions.tokenHash, hashToken(token));
+  const [row] = await deps.db.select().from(cloudSessions).where(where);
+  if (!row) throw sessionNotFound();
+  if (!isLive(row.status)) return row;
+  if ((await sweepCloudSessions(deps.db, deps.config, { sessionId: row.id })) === 0) return row;
+  const [swept] = await deps.db.select().from(cloudSessions).where(where);
+  if (!swept) throw sessionNotFound();
+  return swept;
+}
+
+/** An ended session answers init and connect with not_found, saying how it ended. */
+function sessionEnded(row: SessionRow): AppError {
+  return new AppError('not_found', `This cloud session has ended (${row.reason ?? row.status})`, { status: row.status, reason: row.reason });
+}
+
+const notReady = (status: CloudSessionStatus) =>
+  new AppError('timeout', status === 'waiting' ? 'Waiting for a free machine: ask again in a second' : 'The machine is preparing the game: ask again in a second', { status });
+
+/**
+ * POST /cloud-play/session/init {token}: the agent's offer as JSON text ({type:'offer', sdp}) once the
+ * machine has made it; until then the catalogued timeout (503) at once, never a held call. A waiting
+ * session is offered to a free machine here too. An ended session is not_found (details: status, reason).
+ */
+export async function initCloudSession(deps: Deps, rawInput: unknown): Promise<string> {
+  const input = cloudSessionTokenInput.parse(rawInput);
+  let row = await findSession(deps, input.token);
+  if (row.status === 'waiting' && (await assignWaitingSession(deps.db, deps.config, row.id))) {
+    row = { ...row, status: 'assigned' };
+  }
+  if (!isLive(row.status)) throw sessionEnded(row);
+  if (row.offer === null) throw notReady(row.status);
+  return row.offer;
+}
+
+/**
+ * POST /cloud-play/session/connect {token, sdp}: stores the page's answer and wakes the machine, once.
+ * Before the offer: timeout (ask again); after an answer: name_conflict (details.reason
+ * 'already_connected'); an ended session: not_found.
+ */
+export async function connectCloudSession(deps: Deps, rawInput: unknown): Promise<{ ok: true }> {
+  const input = cloudConnectInput.parse(rawInput);
+  const row = await findSession(deps, input.token);
+  const connected = await deps.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(cloudSessions)
+      .set({ answer: input.sdp, status: 'answered', answeredAt: sql`now()` })
+      .where(and(eq(cloudSessions.id, row.id), eq(cloudSessions.status, 'offered')))
+      .returning({ machineId: cloudSessions.machineId });
+    if (updated?.machineId) await notifyMachine(tx, updated.machineId);
+    return updated !== undefined;
+  });
+  if (connected) return { ok: true };
+  const [now] = await deps.db.select().from(cloudSessions).where(eq(cloudSessions.id, row.id));
+  if (!now) throw sessionNotFound();
+  if (!isLive(now.status)) throw sessionEnded(now);
+  if (now.status === 'waiting' || now.status === 'assigned') throw notReady(now.status);
+  throw new AppError('name_conflict', 'This cloud session is already connected', { reason: 'already_connected' });
+}
+
+/** GET /cloud-play/session?token: where the session stands and, once ended, why. */
+export async function getCloudSessionState(deps: Deps, rawInput: unknown): Promise<CloudSessionState> {
+  const input = cloudSessionTokenInput.parse(rawInput);
+  const row = await findSession(deps, input.token);
+  return { status: row.status, reason: row.reason };
+}
+
+/** POST /cloud-play/session/stop {token}: ends the session ('stopped') and tells its machine; stopping an ended one is fine. */
+export async function stopCloudSession(deps: Deps, rawInput: unknown): Promise<{ ok: true }> {
+  const input = cloudSessionTokenInput.parse(rawInput);
+  const [row] = await deps.db.select({ id: cloudSessions.id }).from(cloudSessions).where(eq(cloudSessions.tokenHash, hashToken(input.token)));
+  if (!row) throw sessionNotFound();
+  await deps.db.transaction((tx) => endSessions(tx, and(eq(cloudSessions.id, row.id), inArray(cloudSessions.status, [...liveStatuses])), { status: 'ended', reason: 'stopped' }));
+  return { ok: true };
+}

@@ -1,0 +1,54 @@
+import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
+import type { Package } from '../../src/shared/schemas/packages.ts';
+import type { TestUser } from '../support/accounts.ts';
+import { createCloudAgentClient, type CloudAgentClient } from '../support/cloud-agent-client.ts';
+import { uploadPackage } from '../support/packages.ts';
+import type { TestServer } from '../support/server.ts';
+
+/** What the cloud-play test files share: a Linux x86 game, machines, sessions and the player's calls. */
+
+export const linuxTags = ['os:linux', 'arch:x86'];
+
+export function uploadLinuxGame(server: TestServer, user: TestUser, projectId: string, options: { tags?: string[]; title?: string } = {}): Promise<Package> {
+  return uploadPackage(server, user, projectId, { 'game.sh': '#!/bin/sh\necho hello\n', 'data/level.txt': 'level 1' }, { tags: options.tags ?? linuxTags, entrypoint: ['game.sh'], title: options.title });
+}
+
+/** A machine made by an administrator over tRPC, and a scripted agent holding its token. */
+export async function addMachine(server: TestServer, admin: TestUser, options: { title?: string; capacity?: number } = {}): Promise<CloudAgentClient & { id: string }> {
+  const created = await server.trpc(admin.token).admin.cloudMachines.create.mutate({ title: options.title ?? `Rack ${Math.random().toString(36).slice(2, 6)}` });
+  return Object.assign(createCloudAgentClient(server.url, created.token, { capacity: options.capacity ?? 1 }), { id: created.machine.id });
+}
+
+export function createSessionResponse(server: TestServer, user: TestUser | undefined, projectId: string, packageId: string): Promise<Response> {
+  return server.fetch(`/api/projects/${projectId}/packages/${packageId}/cloud-play`, { method: 'POST', token: user?.token });
+}
+
+export async function createSession(server: TestServer, user: TestUser, projectId: string, packageId: string): Promise<CreatedCloudSession> {
+  const response = await createSessionResponse(server, user, projectId, packageId);
+  if (response.status !== 200) throw new Error(`create cloud session: ${response.status} ${await response.text()}`);
+  return (await response.json()) as CreatedCloudSession;
+}
+
+/** The player's calls over REST, answered as they came: { status, body }. */
+export function player(server: TestServer, token: string) {
+  const call = async (method: string, path: string, json?: unknown) => {
+    const response = await server.fetch(path, { method, json });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  return {
+    init: () => call('POST', '/api/cloud-play/session/init', { token }),
+    connect: (sdp = 'v=0\r\no=- player 2 IN IP4 127.0.0.1\r\n') => call('POST', '/api/cloud-play/session/connect', { token, sdp }),
+    state: () => call('GET', `/api/cloud-play/session?token=${encodeURIComponent(token)}`),
+    stop: () => call('POST', '/api/cloud-play/session/stop', { token }),
+  };
+}
+
+/** Polls the player's state until it is one of `statuses` (the deadlines are checked on each call). */
+export async function waitForStatus(server: TestServer, token: string, statuses: string[], timeoutMs = 10_000): Promise<{ status: string; reason: string | null }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await player(server, token).state();
+    if (statuses.includes(body.status) || Date.now() > deadline) return body;
+    await Bun.sleep(50);
+  }
+}

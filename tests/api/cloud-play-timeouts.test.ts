@@ -1,0 +1,221 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
+import { eq, inArray, sql } from 'drizzle-orm';
+import { cloudMachines, cloudSessions, jobs } from '../../src/server/db/schema/index.ts';
+import { cloudPlaySweepJob } from '../../src/server/domains/cloud-play/cloud-play-sweep.job.ts';
+import { serverJobs } from '../../src/server/jobs-list.ts';
+import type { CreatedCloudSession, MachineWork } from '../../src/shared/schemas/cloud-play.ts';
+import { registerUser, type TestUser } from '../support/accounts.ts';
+import { offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
+import { addMember, createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+import { addMachine, createSession, player, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
+
+/**
+ * Cloud play's deadlines with short settings (CONNECT 2 s, MACHINE_TIMEOUT 1.5 s, HEARTBEAT 0.5 s):
+ * a machine that stops calling is lost (its sessions end machine_lost, the player sees it, the machine
+ * is freed), an offer nobody answers ends not_connected, a session no machine takes ends no_machine,
+ * the time limit, the agent's own endings, lost replies handed again, and the periodic sweep.
+ */
+let server: TestServer;
+let admin: TestUser;
+let project: TestProject;
+let game: string;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    CLOUD_PLAY_CONNECT_SECONDS: '2',
+    CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '1.5',
+    CLOUD_PLAY_HEARTBEAT_SECONDS: '0.5',
+    // The periodic sweep is run by hand here (its own test).
+    JOB_WORKERS: '0',
+  });
+  admin = await registerUser(server);
+  project = await createProject(server, admin);
+  game = (await uploadLinuxGame(server, admin, project.id)).id;
+}, 60_000);
+afterAll(() => server.stop());
+afterEach(async () => {
+  await server.deps.db.update(cloudMachines).set({ revoked: true });
+  await server.deps.db.update(cloudSessions).set({ status: 'ended', reason: 'test_over', endedAt: new Date() }).where(inArray(cloudSessions.status, ['waiting', 'assigned', 'offered', 'answered', 'playing']));
+});
+
+async function newPlayer(): Promise<TestUser> {
+  const user = await registerUser(server);
+  await grantPrivilege(server, user, 'cloud_play');
+  await addMember(server, project, user, 'tester');
+  return user;
+}
+
+/** The agent calls every 200 ms for ms milliseconds (staying alive); returns the work it got. */
+async function keepCalling(agent: CloudAgentClient, ms: number): Promise<MachineWork[]> {
+  const work: MachineWork[] = [];
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    work.push(...(await agent.provide()).work);
+    await Bun.sleep(200);
+  }
+  return work;
+}
+
+async function sessionOn(agent: CloudAgentClient, state: 'preparing' | 'offered' | 'playing'): Promise<CreatedCloudSession> {
+  const created = await createSession(server, await newPlayer(), project.id, game);
+  expect((await agent.provideUntilWork()).map((item) => [item.kind, item.session])).toContainEqual(['start', created.session]);
+  agent.report(created.session, state === 'preparing' ? 'preparing' : 'offered', state === 'preparing' ? {} : { offer: offerText(created.session) });
+  await agent.provide();
+  if (state === 'playing') {
+    await player(server, created.token).connect();
+    agent.report(created.session, 'playing');
+    await agent.provide();
+    expect((await player(server, created.token).state()).body.status).toBe('playing');
+  }
+  return created;
+}
+
+describe('a machine that stops calling', () => {
+  test('is lost mid-session: the session ends machine_lost, the player sees it, the machine is freed', async () => {
+    const agent = await addMachine(server, admin, { capacity: 1 });
+    const created = await sessionOn(agent, 'playing');
+    // Silence past CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: the player's next call says so.
+    await Bun.sleep(1700);
+    expect((await player(server, created.token).state()).body).toEqual({ status: 'errored', reason: 'machine_lost' });
+    expect((await player(server, created.token).init()).body).toMatchObject({ code: 'not_found', details: { reason: 'machine_lost' } });
+    const listed = (await server.trpc(admin.token).admin.cloudMachines.list.query()).find((machine) => machine.id === agent.id);
+    expect(listed?.liveSessions).toBe(0);
+
+    // Back again: it hears the stop of what it still holds, and its slot takes a new player at once.
+    const next = await createSession(server, await newPlayer(), project.id, game);
+    const work = await agent.provide();
+    expect(work.work.map((item) => [item.kind, item.session])).toEqual([
+      ['stop', created.session],
+      ['start', next.session],
+    ]);
+    expect(work.work[0]).toMatchObject({ reason: 'machine_lost' });
+  });
+
+  test('a live machine that stops reporting a session (an agent restarted) loses that session only', async () => {
+    const agent = await addMachine(server, admin, { capacity: 2 });
+    const kept = await sessionOn(agent, 'preparing');
+    const forgotten = await sessionOn(agent, 'preparing');
+    agent.report(forgotten.session, undefined);
+    await keepCalling(agent, 1800);
+    expect((await player(server, forgotten.token).state()).body).toEqual({ status: 'errored', reason: 'machine_lost' });
+    expect((await player(server, kept.token).state()).body).toEqual({ status: 'assigned', reason: null });
+  });
+});
+
+describe('connecting in time', () => {
+  test('an offer nobody answers ends not_connected; the agent hears the stop', async () => {
+    const agent = await addMachine(server, admin);
+    const created = await sessionOn(agent, 'offered');
+    const work = await keepCalling(agent, 2400);
+    expect((await player(server, created.token).state()).body).toEqual({ status: 'errored', reason: 'not_connected' });
+    expect(work).toContainEqual({ kind: 'stop', session: created.session, reason: 'not_connected' });
+    expect((await player(server, created.token).connect()).body).toMatchObject({ code: 'not_found', details: { reason: 'not_connected' } });
+  });
+
+  test('an answer that never leads to playing ends not_connected too', async () => {
+    const agent = await addMachine(server, admin);
+    const created = await sessionOn(agent, 'offered');
+    expect((await player(server, created.token).connect()).status).toBe(200);
+    expect((await agent.provide()).work.map((item) => item.kind)).toEqual(['answer']);
+    agent.report(created.session, 'connecting');
+    const work = await keepCalling(agent, 2400);
+    expect(work).toEqual([{ kind: 'stop', session: created.session, reason: 'not_connected' }]);
+    expect((await player(server, created.token).state()).body).toEqual({ status: 'errored', reason: 'not_connected' });
+  });
+
+  test('a session no machine takes ends no_machine', async () => {
+    const created = await createSession(server, await newPlayer(), project.id, game);
+    expect((await player(server, created.token).init()).status).toBe(503);
+    expect(await waitForStatus(server, created.token, ['errored'], 5000)).toEqual({ status: 'errored', reason: 'no_machine' });
+  });
+
+  test('a session past CLOUD_PLAY_MAX_SECONDS ends time_limit', async () => {
+    const agent = await addMachine(server, admin);
+    const created = await sessionOn(agent, 'playing');
+    await server.deps.db
+      .update(cloudSessions)
+      .set({ createdAt: sql`now() - interval '2 hours'` })
+      .where(eq(cloudSessions.id, created.session));
+    expect((await player(server, created.token).state()).body).toEqual({ status: 'ended', reason: 'time_limit' });
+    expect((await agent.provide()).work).toEqual([{ kind: 'stop', session: created.session, reason: 'time_limit' }]);
+  });
+});
+
+describe("the agent's reports", () => {
+  test('it ends sessions with its reason (one line), and is not told to stop them', async () => {
+    const agent = await addMachine(server, admin, { capacity: 2 });
+    const exited = await sessionOn(agent, 'playing');
+    const failed = await sessionOn(agent, 'preparing');
+    agent.report(exited.session, 'ended', { reason: 'game_exited' });
+    agent.report(failed.session, 'errored', { reason: 'download failed:\n\u001b[31m404\u0000 ' });
+    expect((await agent.provide()).work).toEqual([]);
+    expect((await player(server, exited.token).state()).body).toEqual({ status: 'ended', reason: 'game_exited' });
+    expect((await player(server, failed.token).state()).body).toEqual({ status: 'errored', reason: 'download failed: [31m404' });
+    // Reports of an ended session change nothing.
+    agent.report(exited.session, 'playing');
+    await agent.provide();
+    expect((await player(server, exited.token).state()).body.status).toBe('ended');
+  });
+
+  test('an offer that is not {type:offer, sdp} JSON ends the session bad_offer', async () => {
+    const agent = await addMachine(server, admin);
+    const created = await createSession(server, await newPlayer(), project.id, game);
+    await agent.provideUntilWork();
+    agent.report(created.session, 'offered', { offer: 'v=0 not json' });
+    expect((await agent.provide()).work).toEqual([{ kind: 'stop', session: created.session, reason: 'bad_offer' }]);
+    expect((await player(server, created.token).state()).body).toEqual({ status: 'errored', reason: 'bad_offer' });
+  });
+
+  test('a start or an answer the agent did not act on (a lost reply) is handed again after a heartbeat', async () => {
+    const agent = await addMachine(server, admin);
+    const created = await createSession(server, await newPlayer(), project.id, game);
+    expect((await agent.provideUntilWork()).map((item) => item.kind)).toEqual(['start']);
+    expect((await agent.provide()).work).toEqual([]); // not again within the heartbeat
+    await Bun.sleep(600);
+    expect((await agent.provide()).work.map((item) => [item.kind, item.session])).toEqual([['start', created.session]]);
+
+    agent.report(created.session, 'offered', { offer: offerText() });
+    await agent.provide();
+    await player(server, created.token).connect('v=0 again');
+    expect((await agent.provide()).work).toEqual([{ kind: 'answer', session: created.session, sdp: 'v=0 again' }]);
+    expect((await agent.provide()).work).toEqual([]);
+    await Bun.sleep(600);
+    expect((await agent.provide()).work).toEqual([{ kind: 'answer', session: created.session, sdp: 'v=0 again' }]);
+    agent.report(created.session, 'connecting');
+    expect((await agent.provide()).work).toEqual([]);
+    await Bun.sleep(600);
+    // Acted on: never handed again (by now the session may have run out of connect time: a stop).
+    expect((await agent.provide()).work.filter((item) => item.kind === 'answer')).toEqual([]);
+  });
+});
+
+describe('the periodic sweep', () => {
+  test('is a listed periodic job and ends overdue sessions with no call at all', async () => {
+    expect(serverJobs).toContain(cloudPlaySweepJob);
+    expect(cloudPlaySweepJob.everyMs).toBe(30_000);
+    const created = await createSession(server, await newPlayer(), project.id, game);
+    await Bun.sleep(2100);
+    const [before] = await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.id, created.session));
+    expect(before?.status).toBe('waiting');
+    await cloudPlaySweepJob.schedule(server.deps.db, 0);
+    const [job] = await server.deps.db.select().from(jobs).where(eq(jobs.kind, cloudPlaySweepJob.kind));
+    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { workerId: 'test', setProgress: async () => {} });
+    expect(output.cloudSessionsEnded).toBeGreaterThanOrEqual(1);
+    const [after] = await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.id, created.session));
+    expect([after?.status, after?.reason]).toEqual(['errored', 'no_machine']);
+  });
+
+  test('forgets sessions that ended over a week ago', async () => {
+    const created = await createSession(server, await newPlayer(), project.id, game);
+    await player(server, created.token).stop();
+    await server.deps.db
+      .update(cloudSessions)
+      .set({ endedAt: sql`now() - interval '8 days'` })
+      .where(eq(cloudSessions.id, created.session));
+    const [job] = await server.deps.db.select().from(jobs).where(eq(jobs.kind, cloudPlaySweepJob.kind));
+    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { workerId: 'test', setProgress: async () => {} });
+    expect(output.cloudSessionsForgotten).toBeGreaterThanOrEqual(1);
+    expect((await player(server, created.token).state()).status).toBe(404);
+  });
+});
