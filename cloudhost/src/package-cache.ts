@@ -2,23 +2,25 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  DEFAULT_MAX_INDEX_SIZE,
-  INDEX_HASH_SIZE,
+  archiveDataStart,
   decodeIndex,
   detectAdapters,
-  encodeHeader,
   equalBytes,
+  fetchIndexFile,
+  fetchRuns,
   listUniqueChunks,
+  locateChunks,
+  planRuns,
   toHex,
   type ArchiveAdapters,
-  type ArchiveChunk,
   type ArchiveIndex,
   type ArchiveReadResult,
+  type LocatedChunk,
   type ReadChunk,
+  type RemoteStats,
 } from '../../src/shared/archive/index.ts';
 import { extractArchive } from '../../src/shared/archive/extract.ts';
-import { StreamByteReader } from '../../src/shared/archive/byte-reader.ts';
-import { describeError, redactUrl, type Logger } from './log.ts';
+import { describeError, type Logger } from './log.ts';
 
 /**
  * The agent's package cache: chunks by hash, so the second session of a build fetches nothing and an
@@ -28,7 +30,8 @@ import { describeError, redactUrl, type Logger } from './log.ts';
  * chunk data`, where the chunk data holds every distinct chunk once, in first-reference order, each in
  * `compressedSize` bytes (docs/archive-format.md). With the index (its own small download, cached by
  * index hash) every chunk's byte range in the archive is known, and /api/files answers Range requests.
- * So the cache:
+ * Locating, planning and fetching runs is the shared src/shared/archive/remote.ts (the companion app's
+ * updates use the same code). So the cache:
  *
  *   1. reads the index from the cache (indexes/{indexHash}) or fetches it (one GET) and checks its
  *      SHA-256 against the index hash the server gave;
@@ -78,8 +81,7 @@ export type ChunkCacheOptions = {
   concurrency?: number;
 };
 
-type PlannedChunk = { chunk: ArchiveChunk; hex: string; offset: number; missing: boolean };
-type Run = { start: number; end: number; chunks: PlannedChunk[] };
+type PlannedChunk = LocatedChunk & { missing: boolean };
 
 /** SHA-256 with node:crypto (Node and Bun alike); zstd from the shared adapters (zstddec or Bun's). */
 function nodeAdapters(): ArchiveAdapters {
@@ -99,46 +101,8 @@ function nodeAdapters(): ArchiveAdapters {
   };
 }
 
-/** Runs of missing chunks, in archive order, each one Range request. */
-export function planRuns(chunks: readonly PlannedChunk[], maxRangeBytes: number, gapBytes: number): Run[] {
-  const runs: Run[] = [];
-  let current: Run | undefined;
-  let pending: PlannedChunk[] = [];
-  for (const planned of chunks) {
-    const end = planned.offset + planned.chunk.compressedSize;
-    if (!planned.missing) {
-      if (current) pending.push(planned);
-      continue;
-    }
-    const gap = current ? planned.offset - current.end : 0;
-    if (current && gap <= gapBytes && end - current.start <= maxRangeBytes) {
-      current.chunks.push(...pending, planned);
-      current.end = end;
-    } else {
-      current = { start: planned.offset, end, chunks: [planned] };
-      runs.push(current);
-    }
-    pending = [];
-  }
-  return runs;
-}
-
-async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: unknown;
-  const worker = async () => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (error) {
-        failure ??= error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  if (failure !== undefined) throw failure;
-}
+/** Runs of missing chunks, in archive order, each one Range request (the shared planner). */
+export { planRuns };
 
 export class ChunkCache {
   private readonly fetch: Fetcher;
@@ -201,82 +165,43 @@ export class ChunkCache {
         // Not cached yet.
       }
     }
-    const response = await this.fetch(location.indexUrl, { signal });
-    if (response.status !== 200) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new Error(`fetching the package index (${redactUrl(location.indexUrl)}) answered ${response.status}`);
-    }
-    const declared = Number(response.headers.get('content-length') ?? '0');
-    if (declared > DEFAULT_MAX_INDEX_SIZE) throw new Error(`the package index is ${declared} bytes`);
-    const bytes = new Uint8Array(await response.arrayBuffer());
+    const remote: RemoteStats = { requests: 0, bytesFetched: 0 };
+    const { bytes, hash } = await fetchIndexFile(location.indexUrl, { fetch: this.fetch, signal, adapters: this.adapters, stats: remote, expectedHash: expected });
     stats.indexFetched = true;
-    const hash = await this.adapters.sha256(bytes);
     const hex = toHex(hash);
-    if (expected !== undefined && hex !== expected) throw new Error('the package index does not match its hash');
     await this.storeFile(this.indexPath(hex), bytes);
     return { bytes, hash };
-  }
-
-  /** Fetches one run with a Range request and stores its missing chunks. */
-  private async fetchRun(archiveUrl: string, run: Run, stats: CacheStats, signal?: AbortSignal): Promise<void> {
-    const response = await this.fetch(archiveUrl, { headers: { range: `bytes=${run.start}-${run.end - 1}` }, signal });
-    stats.rangeRequests += 1;
-    let position: number;
-    if (response.status === 206) {
-      const range = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(response.headers.get('content-range') ?? '');
-      if (!range || Number(range[1]) !== run.start || Number(range[2]) !== run.end - 1) {
-        await response.body?.cancel().catch(() => undefined);
-        throw new Error(`the archive answered another range (${response.headers.get('content-range')})`);
-      }
-      position = run.start;
-    } else if (response.status === 200) {
-      position = 0;
-    } else {
-      await response.body?.cancel().catch(() => undefined);
-      throw new Error(`fetching package chunks (${redactUrl(archiveUrl)}) answered ${response.status}`);
-    }
-    if (response.body === null) throw new Error('the archive answered without a body');
-    const reader = new StreamByteReader(response.body);
-    try {
-      for (const planned of run.chunks) {
-        // Skip what lies before the chunk (only a 200 reply starts before the run).
-        while (position < planned.offset) {
-          const skip = Math.min(planned.offset - position, 1024 * 1024);
-          await reader.read(skip);
-          position += skip;
-        }
-        const stored = await reader.read(planned.chunk.compressedSize);
-        position += stored.length;
-        stats.bytesFetched += stored.length;
-        if (!planned.missing || (await this.hasChunk(planned.hex))) continue;
-        const bytes =
-          planned.chunk.compressedSize === planned.chunk.size ? stored : await this.adapters.zstdDecompress(stored, planned.chunk.size);
-        if (bytes.length !== planned.chunk.size || !equalBytes(await this.adapters.sha256(bytes), planned.chunk.hash)) {
-          throw new Error(`chunk ${planned.hex.slice(0, 12)}… does not match its hash`);
-        }
-        await this.storeFile(this.chunkPath(planned.hex), bytes);
-        stats.chunksFetched += 1;
-      }
-    } finally {
-      await reader.cancel();
-    }
   }
 
   private async prepareOnce(location: PackageLocation, signal?: AbortSignal): Promise<PreparedPackage> {
     const stats: CacheStats = { indexFetched: false, rangeRequests: 0, chunksFetched: 0, bytesFetched: 0, chunksCached: 0 };
     const { bytes: indexBytes, hash: indexHash } = await this.readIndex(location, stats, signal);
     const index = decodeIndex(indexBytes);
-    let offset = encodeHeader(false, indexBytes.length).length + indexBytes.length + INDEX_HASH_SIZE;
     const planned: PlannedChunk[] = [];
-    for (const chunk of listUniqueChunks(index)) {
-      const hex = toHex(chunk.hash);
-      const missing = !(await this.hasChunk(hex));
+    for (const located of locateChunks(index, archiveDataStart(indexBytes.length))) {
+      const missing = !(await this.hasChunk(located.hex));
       if (!missing) stats.chunksCached += 1;
-      planned.push({ chunk, hex, offset, missing });
-      offset += chunk.compressedSize;
+      planned.push({ ...located, missing });
     }
-    const runs = planRuns(planned, this.maxRangeBytes, this.gapBytes);
-    await pool(runs, this.concurrency, (run) => this.fetchRun(location.archiveUrl, run, stats, signal));
+    const remote: RemoteStats = { requests: 0, bytesFetched: 0 };
+    try {
+      await fetchRuns(location.archiveUrl, planRuns(planned, this.maxRangeBytes, this.gapBytes), {
+        fetch: this.fetch,
+        signal,
+        adapters: this.adapters,
+        stats: remote,
+        concurrency: this.concurrency,
+        onChunk: async (chunk, bytes) => {
+          // Another session of the same cache may have stored it meanwhile.
+          if (await this.hasChunk(chunk.hex)) return;
+          await this.storeFile(this.chunkPath(chunk.hex), bytes);
+          stats.chunksFetched += 1;
+        },
+      });
+    } finally {
+      stats.rangeRequests += remote.requests;
+      stats.bytesFetched += remote.bytesFetched;
+    }
     return { index, indexHash, indexHashHex: toHex(indexHash), stats };
   }
 

@@ -1,7 +1,7 @@
 import { chmod, lchown, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { routes, type ApiClient } from '../../src/shared/api/index.ts';
-import { decodeInput } from '../../src/shared/cloud-play/input.ts';
+import { decodeInput, decodePing } from '../../src/shared/cloud-play/input.ts';
 import type { MachineWork } from '../../src/shared/schemas/cloud-play.ts';
 import { startPulse, type AudioServer } from './audio.ts';
 import type { AgentConfig } from './config.ts';
@@ -267,7 +267,13 @@ export class Session {
     this.audioRtp = await this.adopt(await RtpReceiver.open((packet) => peer.audio.writeRtp(packet)), (value) => value.close());
     peer.input.onMessage.subscribe((data) => {
       if (typeof data === 'string') return;
-      const event = decodeInput(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+      const message = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+      // A ping goes back as it came, on the same channel (the page times the round trip); it is no input.
+      if (decodePing(message) !== undefined) {
+        if (peer.input.readyState === 'open') peer.input.send(data);
+        return;
+      }
+      const event = decodeInput(message);
       if (!event || !this.injector) return;
       if (this.injector.inject(event)) this.lastInputAt = Date.now();
     });

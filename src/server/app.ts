@@ -9,6 +9,7 @@ import { externalAuthRoutes } from './domains/auth/external/external-auth.rest.t
 import { docsRoutes } from './domains/docs/docs.rest.ts';
 import { branchesRoutes } from './domains/projects/branches.rest.ts';
 import { jobStatusRoutes } from './domains/job-status/job-status.rest.ts';
+import { localAppRoutes } from './domains/local-app/local-app.rest.ts';
 import { packageRecordRoutes } from './domains/packages/records/records.rest.ts';
 import { packageUploadRoutes } from './domains/packages/uploads/uploads.rest.ts';
 import { packageDownloadRoutes } from './domains/packages/downloads/downloads.rest.ts';
@@ -71,6 +72,7 @@ export function createApp(deps: Deps) {
         .use(storeRoutes(deps))
         .use(docsRoutes(deps))
         .use(instanceRoutes(deps))
+        .use(localAppRoutes(deps))
         .use(jobStatusRoutes(deps)),
     )
     .use(trpcRoutes(deps));

@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { cloudPlaySettingsSchema, iceServerSchema, type CloudPlaySettings, type IceServer } from '../shared/schemas/cloud-play.ts';
@@ -62,6 +62,7 @@ export const configVariables = [
   ['STEAM_OPENID_URL', 'https://steamcommunity.com/openid/login', 'Steam OpenID 2.0 endpoint; its origin serves the public profiles'],
   ['STEAM_WEB_API_KEY', '(none)', 'Steam Web API key: profiles from GetPlayerSummaries instead of the public community profile'],
   ['STEAM_API_URL', 'https://api.steampowered.com', 'Steam Web API address'],
+  ['LOCAL_APP_DIR', '(dist/local-app from source; local-app beside the binary)', 'folder of the local companion app builds offered for download (cartridge-helper-<platform>, .exe for windows-x64)'],
   ['CLOUD_PLAY_ICE_SERVERS', '[]', 'cloud play: JSON array of RTCIceServer ({urls, username?, credential?}) given to players and host agents; TURN credentials are never logged'],
   ['CLOUD_PLAY_WIDTH', '1280', 'cloud play: width of the game display, in pixels (320..3840)'],
   ['CLOUD_PLAY_HEIGHT', '720', 'cloud play: height of the game display, in pixels (240..2160)'],
@@ -173,6 +174,7 @@ const environmentSchema = z.object({
   STEAM_OPENID_URL: httpUrl.default('https://steamcommunity.com/openid/login'),
   STEAM_WEB_API_KEY: clientText.optional(),
   STEAM_API_URL: httpUrl.default('https://api.steampowered.com'),
+  LOCAL_APP_DIR: z.string().min(1).max(4096).optional(),
   CLOUD_PLAY_ICE_SERVERS: z
     .string()
     .default('[]')
@@ -242,6 +244,12 @@ export type Config = {
   jobs: { workers: number; pollMs: number; leaseMs: number };
   /** The external sign-in providers this instance offers (spec §9); one absent is not offered. */
   signIn: SignInConfig;
+  /**
+   * The local companion app's builds offered for download (domains/local-app): the folder holding
+   * `cartridge-helper-<platform>` files, and whether the server may build the one of its own platform
+   * on the first request when it is missing (from source with the default folder only).
+   */
+  localApp: { dir: string; buildOnDemand: boolean };
   /**
    * Cloud play (domains/cloud-play): the ICE servers players and agents use (TURN credentials: never
    * logged), the stream settings, and the protocol's timings in milliseconds: how long a session may
@@ -323,8 +331,30 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     jobs: { workers: values.JOB_WORKERS, pollMs: values.JOB_POLL_MS, leaseMs: values.JOB_LEASE_MS },
     signIn: signInConfigOf(values),
+    localApp: localAppConfigOf(values.LOCAL_APP_DIR),
     cloudPlay: cloudPlayConfigOf(values),
   };
+}
+
+/**
+ * True inside the executable of build-binary.ts: Bun runs its modules from an embedded file system
+ * (/$bunfs/root on Unix, B:\~BUN\root on Windows).
+ */
+export function runsCompiled(moduleDir = import.meta.dir): boolean {
+  return moduleDir.startsWith('/$bunfs') || /^[A-Za-z]:[\\/]~BUN[\\/]/.test(moduleDir);
+}
+
+/**
+ * LOCAL_APP_DIR, else the local-app folder beside the compiled executable (build-binary.ts builds the
+ * helper there), else dist/local-app of the source tree (npm run build:helper). Only the last may be
+ * filled on demand (domains/local-app): an explicit folder belongs to the operator, and the binary has
+ * no source to build from.
+ */
+function localAppConfigOf(fromEnv: string | undefined): Config['localApp'] {
+  if (fromEnv) return { dir: resolve(fromEnv), buildOnDemand: false };
+  if (runsCompiled()) return { dir: join(dirname(process.execPath), 'local-app'), buildOnDemand: false };
+  // `bun test` never compiles on demand (test servers share the source tree's folder).
+  return { dir: resolve(import.meta.dir, '..', '..', 'dist', 'local-app'), buildOnDemand: process.env.NODE_ENV !== 'test' };
 }
 
 function cloudPlayConfigOf(values: z.infer<typeof environmentSchema>): Config['cloudPlay'] {

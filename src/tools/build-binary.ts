@@ -1,11 +1,13 @@
 /**
  * Builds dist/cartridge: one self-contained executable holding the server, the React client (bundled
  * from the HTML import in serve.ts), the upload worker script, the SQL migrations and PGlite's wasm/data
- * files.
+ * files; then the local companion app (src/tools/build-helper.ts --all: every platform whose Bun runtime
+ * can be had) into the local-app folder beside it, where the binary offers it for download
+ * (LOCAL_APP_DIR's default there, config.ts).
  *
- *   bun src/tools/build-binary.ts [--no-bytecode] [--outfile path]
+ *   bun src/tools/build-binary.ts [--no-bytecode] [--outfile path] [--no-helper | --helper-host-only]
  */
-import { mkdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { buildUploadWorker, hashedUploadWorkerPath } from '../server/http/worker-assets.ts';
@@ -14,6 +16,8 @@ const root = resolve(import.meta.dir, '..', '..');
 const args = process.argv.slice(2);
 const outfile = resolve(root, valueAfter('--outfile') ?? join('dist', 'cartridge'));
 const bytecode = !args.includes('--no-bytecode');
+const withHelper = !args.includes('--no-helper');
+const helperPlatforms = args.includes('--helper-host-only') ? [] : ['--all'];
 
 function valueAfter(flag: string): string | undefined {
   const index = args.indexOf(flag);
@@ -83,3 +87,18 @@ console.log(
   `build-binary: ${relative(process.cwd(), outfile) || outfile} ${formatMegabytes(size)} (${size} bytes), ` +
     `${migrations.length} migration(s), ${Object.keys(docs).length} docs page(s), upload worker ${hashedUploadWorkerPath(uploadWorker)}, bytecode ${bytecode ? 'on' : 'off'}, ${seconds} s`,
 );
+
+// The local companion app ships with the binary: its builds go to <binary folder>/local-app.
+const helperScript = join(root, 'src', 'tools', 'build-helper.ts');
+if (withHelper) {
+  if (!existsSync(helperScript)) {
+    console.warn('build-binary: src/tools/build-helper.ts not found, the local app is not built (GET /api/local-app will list nothing)');
+  } else {
+    const helperDir = join(dirname(outfile), 'local-app');
+    const helper = Bun.spawnSync([process.execPath, helperScript, ...helperPlatforms, '--outdir', helperDir], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
+    if (helper.exitCode !== 0) {
+      console.error(`build-binary: building the local app failed (exit ${helper.exitCode})`);
+      process.exit(1);
+    }
+  }
+}

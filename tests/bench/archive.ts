@@ -7,11 +7,13 @@
  *   BENCH_ARCHIVE_REPEAT   timed runs per packer, best kept (default 2; the machine may be shared)
  *   BENCH_ARCHIVE_TMPDIR   where the trees and archives go (default /dev/shm when it has room, else the OS temp dir)
  *   BENCH_ARCHIVE_SIM      0 skips the chunk-limit simulation
+ *   BENCH_ARCHIVE_EXTRACT_ROUNDS  rounds of the extraction-vs-tar comparison, median kept (default 3)
+ *   BENCH_ARCHIVE_ONLY     'extract' runs only the extraction-vs-tar comparison (after generating and packing)
  *
- * Needs casync and rsync for the baselines (`apt-get install -y casync rsync`); without them it says so
- * and skips only those comparisons.
+ * Needs casync and rsync for the baselines (`apt-get install -y casync rsync`) and GNU tar for the
+ * extraction baseline; without them it says so and skips only those comparisons.
  */
-import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, BOUNDARY_MASK_MODULUS, listUniqueChunks, packArchive, indexTree, readArchive, computePatchSize, type ArchiveIndex, type PackOptions } from '../../src/shared/archive/index.ts';
@@ -55,6 +57,12 @@ async function timeAsync(work: () => Promise<void>): Promise<Timing> {
   return { wall: (performance.now() - started) / 1000, cpu: (used.user + used.system) / 1e6 };
 }
 
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 function best(timings: Timing[]): Timing {
   return { wall: Math.min(...timings.map((t) => t.wall)), cpu: Math.min(...timings.map((t) => t.cpu)) };
 }
@@ -90,6 +98,69 @@ async function packToCounter(root: string, options: PackOptions) {
   return result;
 }
 
+/**
+ * (d) Extraction against `tar -x` of the same tree (issue 17). The tree is packed as a .crt (uncompressed,
+ * as a .tar is) and written as a .tar by `tar -cf`; both files are read once so both come from the page
+ * cache (no cache is dropped anywhere). After one untimed round of each (JIT warm-up; the extracted tree
+ * is compared with the original), `rounds` rounds alternating which goes first: `tar -xf` into an empty
+ * folder, and extractArchive(Bun.file(crt).stream(), emptyFolder) (read, verify every chunk's SHA-256,
+ * write files, modes and links). Median wall time of each; content MB/s; ratio = our throughput over
+ * tar's (goal ≥ 0.80).
+ */
+async function compareExtractWithTar(root: string, crtPath: string, total: number, work: string, rounds: number): Promise<void> {
+  const tar = Bun.which('tar');
+  if (tar === null) {
+    console.log('extract/tar: skipped (no tar on PATH; install with: apt-get install -y tar)');
+    return;
+  }
+  const tarPath = join(work, 'tree.tar');
+  run([tar, '-cf', tarPath, '-C', root, '.'], 'tar -cf');
+  timeCat(tarPath);
+  timeCat(crtPath);
+  const target = join(work, 'extract-vs-tar');
+  const fresh = (): void => {
+    rmSync(target, { recursive: true, force: true });
+    mkdirSync(target);
+  };
+  const ours: Timing[] = [];
+  const theirs: Timing[] = [];
+  const runTar = (): Timing => {
+    fresh();
+    const timed = run([tar, '-xf', tarPath, '-C', target], 'tar -xf');
+    return { wall: timed.seconds, cpu: timed.cpu };
+  };
+  const runOurs = (): Promise<Timing> => {
+    fresh();
+    return timeAsync(() => extractArchive(Bun.file(crtPath).stream(), target));
+  };
+  // One untimed round each first: our code is compiled by the JIT as it runs (a long-lived helper or
+  // agent runs warm), and the check that the tree comes out identical.
+  await runOurs();
+  run(['diff', '-rq', root, target], 'the tree extracted by extractArchive differs from the original');
+  runTar();
+  for (let round = 0; round < rounds; round++) {
+    if (round % 2 === 0) {
+      theirs.push(runTar());
+      ours.push(await runOurs());
+    } else {
+      ours.push(await runOurs());
+      theirs.push(runTar());
+    }
+  }
+  rmSync(target, { recursive: true, force: true });
+  rmSync(tarPath, { force: true });
+  const o = median(ours.map((t) => t.wall));
+  const t = median(theirs.map((t) => t.wall));
+  const r = t / o;
+  const list = (timings: Timing[]): string => timings.map((x) => x.wall.toFixed(2)).join(' ');
+  console.log(
+    `extract/tar: ${ratio(r)} tar -x (ours ${mbps(total, o)}, tar -x ${mbps(total, t)} of content; median of ${rounds} alternating rounds, ` +
+      `after a warm-up round; ours [${list(ours)}] s, tar [${list(theirs)}] s; CPU ours ${median(ours.map((x) => x.cpu)).toFixed(2)} s (all threads), tar ${median(theirs.map((x) => x.cpu)).toFixed(2)} s; ` +
+      `extractArchive(Bun.file(crt).stream()) reads, verifies every chunk and writes; tar -xf of the same tree; both from the page cache; ` +
+      `goal ≥ 0.80x ${r >= 0.8 ? 'ok' : 'MISSED'})`,
+  );
+}
+
 async function main(): Promise<void> {
   const casync = findTool('casync');
   const rsync = findTool('rsync');
@@ -116,6 +187,13 @@ async function main(): Promise<void> {
       `gen: ${build.files.length} files, ${size(total)} in ${genSeconds.toFixed(1)} s (${mbps(total, genSeconds)}) under ${work}; ` +
         `chunk limits min ${MIN_CHUNK_SIZE / 1024} KiB, boundary 1/${BOUNDARY_MASK_MODULUS}, max ${MAX_CHUNK_SIZE / 1024} KiB`,
     );
+    const extractRounds = Math.max(1, Number(process.env.BENCH_ARCHIVE_EXTRACT_ROUNDS ?? 3));
+    if (process.env.BENCH_ARCHIVE_ONLY === 'extract') {
+      const crtPath = join(work, 'base-none.crt');
+      await packToFile(baseRoot, crtPath, { compression: 0 });
+      await compareExtractWithTar(baseRoot, crtPath, total, work, extractRounds);
+      return;
+    }
     // casync's MIN:AVG:MAX matched to ours: its average is the expected chunk size, ours is min + 1/p.
     const casyncSizes = { min: MIN_CHUNK_SIZE, avg: MIN_CHUNK_SIZE + BOUNDARY_MASK_MODULUS, max: MAX_CHUNK_SIZE };
     if (casync !== undefined) {
@@ -250,6 +328,9 @@ async function main(): Promise<void> {
       );
       rmSync(target, { recursive: true, force: true });
     }
+
+    // (d) extraction against tar -x of the same tree.
+    await compareExtractWithTar(baseRoot, archives.none, total, work, extractRounds);
 
     // Chunk limits: what other min/max would have given on this build and these updates.
     if (process.env.BENCH_ARCHIVE_SIM !== '0') {

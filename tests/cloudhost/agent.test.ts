@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaStreamTrack, RTCPeerConnection, useH264, useOPUS, type RTCDataChannel } from 'werift';
-import { encodeInput, type InputEvent } from '../../src/shared/cloud-play/input.ts';
+import { encodeInput, encodePing, type InputEvent } from '../../src/shared/cloud-play/input.ts';
 import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
@@ -106,6 +106,8 @@ class Player {
   video = { packets: 0, frames: 0, firstAt: 0, keyframes: 0 };
   audio = { packets: 0 };
   channel: RTCDataChannel | undefined;
+  /** What the agent sent back on the input channel (ping echoes). */
+  received: number[][] = [];
   connectedAt = 0;
 
   constructor() {
@@ -126,6 +128,9 @@ class Player {
     });
     this.pc.onDataChannel.subscribe((channel) => {
       this.channel = channel;
+      channel.onMessage.subscribe((data) => {
+        if (typeof data !== 'string') this.received.push([...data]);
+      });
     });
     this.pc.connectionStateChange.subscribe((state) => {
       if (state === 'connected') this.connectedAt = performance.now();
@@ -198,9 +203,14 @@ describe('the host agent with the server', () => {
     player.send({ type: 'mouseDown', button: 1 });
     player.send({ type: 'mouseUp', button: 1 });
     player.channel!.send(Buffer.from([77, 1, 2])); // malformed: ignored
+    // A ping comes back unchanged on the same channel; a ping of the wrong length is ignored like any malformed message.
+    player.channel!.send(Buffer.from([6, 0, 1]));
+    player.channel!.send(Buffer.from(encodePing(0xdeadbeef)));
     player.send({ type: 'keyDown', key: 57 }); // space
     player.send({ type: 'keyUp', key: 57 });
     await waitUntil(() => readEvents(created.session).includes('key_up 65'), 'the keys in the game');
+    await waitUntil(() => player.received.length > 0, 'the ping echoed');
+    expect(player.received).toEqual([[6, 0xde, 0xad, 0xbe, 0xef]]);
     expect(readEvents(created.session).filter((line) => !['mapped', 'focus_in'].includes(line))).toEqual([
       'motion 320 240',
       'button_down 1 320 240',

@@ -9,19 +9,7 @@ import { registerUser, type TestUser } from '../support/accounts.ts';
 import { uploadPackage, type PackageFiles } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-
-/** Bytes that do not repeat (so content-defined chunks are distinct) from a seed. */
-function noise(size: number, seed: number): Uint8Array {
-  const bytes = new Uint8Array(size);
-  let state = seed >>> 0 || 1;
-  for (let i = 0; i < size; i++) {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    bytes[i] = state & 0xff;
-  }
-  return bytes;
-}
+import { noise } from '../support/noise.ts';
 
 let server: TestServer;
 let owner: TestUser;

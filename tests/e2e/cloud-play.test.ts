@@ -1,130 +1,23 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
-import { requireHostPrograms } from '../support/cloudhost-tools.ts';
+import { buildColourGame, requireHostPrograms } from '../support/cloudhost-tools.ts';
 import { uploadPackage } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
 import { en, startE2E, visit, watchConsole, type E2E } from './support/app.ts';
 
 /**
  * Issue 16 end to end: the real host agent (node dist/cloudhost.js: Xvfb, PulseAudio, ffmpeg, the
- * bwrap sandbox) plays a Linux x86 game this test builds, in Chromium on the cloud-play page. The game
- * fills its window with a colour that changes on each key press and click, plays a tone through
- * PulseAudio, and reports what its sandbox let it do in ~/checks.txt.
+ * bwrap sandbox) plays a Linux x86 game this test builds (tests/cloudhost/fixtures/colour-game.c), in
+ * Chromium on the cloud-play page. The game fills its window with a colour that changes on each key
+ * press and click, plays a tone through PulseAudio, and reports what its sandbox let it do in
+ * ~/checks.txt.
  */
-const gameSource = String.raw`
-#include <X11/Xlib.h>
-#include <arpa/inet.h>
-#include <errno.h>
-#include <math.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-static FILE *in_home(const char *name) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", getenv("HOME"), name);
-  return fopen(path, "w");
-}
-
-static const char *try_connect(const char *ip, int port) {
-  int sock = socket(AF_INET, SOCK_STREAM, 0);
-  if (sock < 0) return strerror(errno);
-  struct sockaddr_in address;
-  memset(&address, 0, sizeof address);
-  address.sin_family = AF_INET;
-  address.sin_port = htons((unsigned short)port);
-  inet_pton(AF_INET, ip, &address.sin_addr);
-  int ok = connect(sock, (struct sockaddr *)&address, sizeof address) == 0;
-  const char *result = ok ? "connected" : strerror(errno);
-  close(sock);
-  return result;
-}
-
-/* What the sandbox lets the game do, one line each, in ~/checks.txt. */
-static void report_sandbox(void) {
-  FILE *checks = in_home("checks.txt");
-  if (!checks) exit(2);
-  char line[1024];
-  FILE *targets = fopen("targets.txt", "r");
-  while (targets && fgets(line, sizeof line, targets)) {
-    char kind[16], what[1000];
-    int port = 0;
-    if (sscanf(line, "%15s %999s %d", kind, what, &port) < 2) continue;
-    if (strcmp(kind, "net") == 0) fprintf(checks, "net %s:%d %s\n", what, port, try_connect(what, port));
-    if (strcmp(kind, "write") == 0) {
-      FILE *file = fopen(what, "w");
-      fprintf(checks, "write %s %s\n", what, file ? "written" : "refused");
-      if (file) fclose(file);
-    }
-  }
-  if (targets) fclose(targets);
-  FILE *mine = in_home("mine.txt");
-  fprintf(checks, "home %s\n", mine ? "written" : "refused");
-  if (mine) fclose(mine);
-  fprintf(checks, "done\n");
-  fclose(checks);
-}
-
-/* A 440 Hz tone into the session's PulseAudio, from a child that dies with the game. */
-static void play_tone(void) {
-  if (fork() != 0) return;
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  FILE *out = popen("pacat --raw --format=s16le --rate=48000 --channels=1 --latency-msec=60", "w");
-  if (!out) _exit(1);
-  short samples[480];
-  double phase = 0;
-  for (;;) {
-    for (int i = 0; i < 480; i++) {
-      samples[i] = (short)(12000 * sin(phase));
-      phase += 2 * M_PI * 440 / 48000;
-    }
-    if (fwrite(samples, sizeof samples, 1, out) != 1) _exit(0);
-  }
-}
-
-int main(void) {
-  report_sandbox();
-  play_tone();
-  Display *display = XOpenDisplay(NULL);
-  if (!display) return 3;
-  int screen = DefaultScreen(display);
-  int width = DisplayWidth(display, screen), height = DisplayHeight(display, screen);
-  Window window = XCreateSimpleWindow(display, RootWindow(display, screen), 0, 0, width, height, 0, 0, 0);
-  XSelectInput(display, window, ExposureMask | KeyPressMask | ButtonPressMask | StructureNotifyMask);
-  XMapWindow(display, window);
-  GC gc = XCreateGC(display, window, 0, NULL);
-  const unsigned long colours[] = {0xC82828, 0x28C828, 0x2828C8, 0xDCC828};
-  unsigned presses = 0;
-  FILE *events = in_home("events.txt");
-  for (;;) {
-    XEvent event;
-    XNextEvent(display, &event);
-    if (event.type == KeyPress || event.type == ButtonPress) {
-      presses++;
-      fprintf(events, "%s %u\n", event.type == KeyPress ? "key" : "button", event.type == KeyPress ? event.xkey.keycode : event.xbutton.button);
-      fflush(events);
-    }
-    if (event.type == Expose || event.type == MapNotify || event.type == KeyPress || event.type == ButtonPress) {
-      XSetForeground(display, gc, colours[presses % 4]);
-      XFillRectangle(display, window, gc, 0, 0, width, height);
-      XFlush(display);
-    }
-  }
-}
-`;
-
 let e2e: E2E;
 let agent: RunningCloudAgent;
 let player: TestUser;
@@ -140,8 +33,7 @@ beforeAll(async () => {
   // The instance's first account: its administrator, with every privilege (cloud_play too).
   player = await registerUser(e2e.server);
   project = await createProject(e2e.server, player, 'Colour game');
-  writeFileSync(join(scratch, 'game.c'), gameSource);
-  execFileSync('gcc', ['-O1', '-o', join(scratch, 'colour-game'), join(scratch, 'game.c'), '-lX11', '-lm'], { stdio: 'pipe' });
+  buildColourGame(join(scratch, 'colour-game'));
   const serverPort = new URL(e2e.baseURL).port;
   const targets = [`net 127.0.0.1 ${serverPort}`, 'net 1.1.1.1 80', ...outside.map((path) => `write ${path}`)].join('\n');
   game = await uploadPackage(

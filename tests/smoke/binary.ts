@@ -5,12 +5,12 @@
  * The binary is copied alone into an empty temporary folder and started there with a clean environment,
  * so it can only work if everything it needs (client bundle, migrations, PGlite files) is inside it.
  * Covers PGlite (start, register, session, client, SIGTERM, restart on the same data, sign in, the
- * `admin` command on the stopped instance's data) and
- * PostgreSQL (a fresh database on SMOKE_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres).
+ * `admin` command on the stopped instance's data, the local app builds of the local-app folder beside it)
+ * and PostgreSQL (a fresh database on SMOKE_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres).
  */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import postgres from 'postgres';
 import { findFreePort } from '../support/free-port.ts';
 
@@ -170,6 +170,30 @@ async function checkClient(running: RunningBinary): Promise<void> {
   }
 }
 
+/**
+ * GET /api/local-app lists the builds of the local-app folder beside the executable (LOCAL_APP_DIR's
+ * default in the binary) and serves one with its length; `builds` are the file names put there.
+ */
+async function checkLocalApp(running: RunningBinary, folder: string, builds: string[]): Promise<void> {
+  const response = await fetch(`${running.url}/api/local-app`);
+  const listing = (await response.json()) as { downloads?: { platform: string; fileName: string; size: number; url: string }[] };
+  const names = (listing.downloads ?? []).map((item) => item.fileName).sort();
+  check(
+    response.status === 200 && JSON.stringify(names) === JSON.stringify([...builds].sort()),
+    `${running.label}: GET /api/local-app lists the local app builds beside the binary (${builds.length})`,
+    `${response.status} ${JSON.stringify(listing).slice(0, 300)}`,
+  );
+  const first = listing.downloads?.[0];
+  if (!first) return;
+  const size = statSync(join(folder, 'local-app', first.fileName)).size;
+  const head = await fetch(first.url.replace(/^https?:\/\/[^/]+/, running.url), { method: 'HEAD' });
+  check(
+    head.status === 200 && first.size === size && head.headers.get('content-length') === String(size) && (head.headers.get('content-disposition') ?? '').includes(first.fileName),
+    `${running.label}: ${first.fileName} is downloadable with its length (${size} bytes)`,
+    `${head.status} ${head.headers.get('content-length')} ${head.headers.get('content-disposition')}`,
+  );
+}
+
 /** `cartridge admin ...` of the binary, with the clean environment the server got (no server running). */
 async function runAdmin(folder: string, env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn([join(folder, 'cartridge'), 'admin', ...args], {
@@ -220,10 +244,18 @@ async function main(): Promise<void> {
     const password = `smoke-password-${Math.random().toString(36).slice(2)}`;
 
     console.log(`binary smoke: ${binarySource} in ${folder}`);
+    // npm run build puts the local app's builds in local-app beside the binary: they travel with it
+    // (linked here rather than copied: five builds are half a gigabyte).
+    const helperSource = join(dirname(binarySource), 'local-app');
+    const helperBuilds = existsSync(helperSource) ? readdirSync(helperSource).filter((file) => /^cartridge-helper-[a-z0-9-]+(\.exe)?$/.test(file)) : [];
+    mkdirSync(join(folder, 'local-app'));
+    for (const file of helperBuilds) symlinkSync(join(helperSource, file), join(folder, 'local-app', file));
+    check(helperBuilds.length > 0, `the local app's builds are beside the binary (npm run build makes them in ${helperSource})`);
     const first = await startBinary('pglite first start', folder, { DATA_DIR: dataDir });
     await signIn(first, name, password, 'register');
     await checkClient(first);
     await checkDocs(first);
+    await checkLocalApp(first, folder, helperBuilds);
     await stopBinary(first);
 
     const second = await startBinary('pglite restart', folder, { DATA_DIR: dataDir });

@@ -24,3 +24,18 @@ export function requireHostPrograms(): void {
 export function buildX11Probe(output: string): void {
   execFileSync('gcc', ['-O1', '-o', output, new URL('../cloudhost/fixtures/x11-probe.c', import.meta.url).pathname, '-lX11'], { stdio: 'pipe' });
 }
+
+/**
+ * Compiles tests/cloudhost/fixtures/colour-game.c into `output`: the colour game of the cloud-play e2e
+ * test; `animateFps` adds its frame loop (moving stripes and a clock strip, for the benchmark), `salt`
+ * makes a build of other bytes.
+ */
+export function buildColourGame(output: string, options: { animateFps?: number; salt?: string } = {}): void {
+  const defines = [`-DANIMATE_FPS=${Math.max(0, Math.round(options.animateFps ?? 0))}`];
+  if (options.salt !== undefined) {
+    if (!/^[\w.-]*$/.test(options.salt)) throw new Error('the salt is letters, digits, _ . - only');
+    defines.push(`-DSALT="${options.salt}"`);
+  }
+  const source = new URL('../cloudhost/fixtures/colour-game.c', import.meta.url).pathname;
+  execFileSync('gcc', ['-O1', ...defines, '-o', output, source, '-lX11', '-lm'], { stdio: 'pipe' });
+}

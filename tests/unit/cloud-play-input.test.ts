@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { decodeInput, encodeInput, type InputEvent } from '../../src/shared/cloud-play/input.ts';
+import { decodeInput, decodePing, encodeInput, encodePing, type InputEvent } from '../../src/shared/cloud-play/input.ts';
 import { InputCapture } from '../../src/client/cloud-play/input-capture.ts';
 import { HeldButtons, HeldKeys, pointerToGame, shownScale, VirtualCursor, WheelNotches, x11ButtonOf } from '../../src/client/cloud-play/input-events.ts';
 
@@ -55,6 +55,28 @@ describe('keys', () => {
     expect([...encodeInput({ type: 'mouseMove', x: 1279, y: 719 })]).toEqual([3, 4, 255, 2, 207]);
     expect([...encodeInput({ type: 'mouseDown', button: 1 })]).toEqual([4, 1]);
     expect([...encodeInput({ type: 'mouseUp', button: 3 })]).toEqual([5, 3]);
+  });
+
+  test('ping: [6, sequence u32 big-endian], echoed by the agent; never an input event', () => {
+    expect([...encodePing(0)]).toEqual([6, 0, 0, 0, 0]);
+    expect([...encodePing(0x01020304)]).toEqual([6, 1, 2, 3, 4]);
+    // Modulo 2^32: a page counting past it wraps around.
+    expect([...encodePing(0xffffffff)]).toEqual([6, 255, 255, 255, 255]);
+    expect([...encodePing(2 ** 32 + 5)]).toEqual([6, 0, 0, 0, 5]);
+    for (const sequence of [0, 1, 65_535, 65_536, 0x7fffffff, 0xfffffffe]) expect(decodePing(encodePing(sequence))).toBe(sequence);
+    // Read from inside a larger buffer (the agent's messages are views of werift's buffers).
+    const framed = new Uint8Array([9, 9, 6, 0, 0, 1, 0, 9]);
+    expect(decodePing(framed.subarray(2, 7))).toBe(256);
+    // The wrong length or another code: not a ping.
+    expect(decodePing(new Uint8Array([6, 0, 0, 1]))).toBeUndefined();
+    expect(decodePing(new Uint8Array([6, 0, 0, 0, 1, 0]))).toBeUndefined();
+    expect(decodePing(new Uint8Array([]))).toBeUndefined();
+    expect(decodePing(encodeInput({ type: 'mouseMove', x: 1, y: 2 }))).toBeUndefined();
+    // decodeInput ignores pings (the agent answers them before it looks for input).
+    expect(decodeInput(encodePing(7))).toBeUndefined();
+    // Codes nobody knows stay ignored.
+    expect(decodeInput(new Uint8Array([2, 0, 30]))).toBeUndefined();
+    expect(decodeInput(new Uint8Array([7, 0, 0, 0, 1]))).toBeUndefined();
   });
 });
 

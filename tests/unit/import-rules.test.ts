@@ -8,7 +8,8 @@ import { dirname, join, relative, resolve } from 'node:path';
  * - no import loop at run time (type-only imports aside: with verbatimModuleSyntax they are written
  *   `import type`, which the transpiler drops; dynamic import() loads lazily, so it is no loop either);
  * - src/server/jobs (the queue) imports nothing from src/server/domains (jobs live in their domains);
- * - src/shared imports none of server, client, cli; src/cli does not import the server;
+ * - src/shared imports none of server, client, cli, helper; src/cli does not import the server;
+ * - the companion app (src/helper) imports only itself and src/shared;
  * - the client imports nothing of the server at run time (types only: AppRouter).
  */
 const root = resolve(import.meta.dir, '../..');
@@ -107,9 +108,13 @@ describe('import rules', () => {
     expect(crossing('src/server/jobs', ['src/server/domains'])).toEqual([]);
   });
 
-  test('shared imports none of server, client, cli; the cli not the server', () => {
-    expect(crossing('src/shared', ['src/server', 'src/client', 'src/cli'])).toEqual([]);
+  test('shared imports none of server, client, cli, helper; the cli not the server', () => {
+    expect(crossing('src/shared', ['src/server', 'src/client', 'src/cli', 'src/helper'])).toEqual([]);
     expect(crossing('src/cli', ['src/server'])).toEqual([]);
+  });
+
+  test('the companion app imports only itself and shared', () => {
+    expect(crossing('src/helper', ['src/server', 'src/client', 'src/cli', 'src/tools'])).toEqual([]);
   });
 
   test('the client imports only types from the server', () => {

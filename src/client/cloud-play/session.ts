@@ -230,6 +230,15 @@ export class CloudPlayRunner {
 
   private watchPeer(run: Run, peer: RTCPeerConnection): void {
     peer.addEventListener('track', (event) => {
+      // A game wants the newest frame now, not a smooth film: ask for the smallest jitter buffer
+      // (jitterBufferTarget is the standard name; Chromium also reads playoutDelayHint).
+      const receiver = event.receiver as RTCRtpReceiver & { jitterBufferTarget?: number | null; playoutDelayHint?: number | null };
+      try {
+        if ('jitterBufferTarget' in receiver) receiver.jitterBufferTarget = 0;
+        if ('playoutDelayHint' in receiver) receiver.playoutDelayHint = 0;
+      } catch {
+        // Older browsers: their default buffer.
+      }
       if (this.current === run) this.options.onTrack?.(event.track);
     });
     peer.addEventListener('datachannel', (event) => {

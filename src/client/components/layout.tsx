@@ -6,6 +6,7 @@ import { footer_community } from '../paraglide/messages/footer_community.js';
 import { footer_docs } from '../paraglide/messages/footer_docs.js';
 import { footer_label } from '../paraglide/messages/footer_label.js';
 import { nav_docs } from '../paraglide/messages/nav_docs.js';
+import { local_title } from '../paraglide/messages/local_title.js';
 import { nav_main_label } from '../paraglide/messages/nav_main_label.js';
 import { nav_profile } from '../paraglide/messages/nav_profile.js';
 import { nav_projects } from '../paraglide/messages/nav_projects.js';
@@ -21,7 +22,7 @@ import { LanguageSwitcher, ThemeSwitcher } from './switchers.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { app_skip_to_content, auth_signed_in_as, footer_community, footer_docs, footer_label, nav_docs, nav_main_label, nav_profile, nav_projects, nav_register, nav_sign_in, nav_sign_out };
+const m = { app_skip_to_content, auth_signed_in_as, footer_community, footer_docs, footer_label, local_title, nav_docs, nav_main_label, nav_profile, nav_projects, nav_register, nav_sign_in, nav_sign_out };
 
 export function Layout({ children }: { children: ReactNode }) {
   return (
@@ -69,6 +70,9 @@ function Header() {
               </li>
             </>
           ) : null}
+          <li>
+            <Link href="/local">{m.local_title()}</Link>
+          </li>
           <li>
             <Link href={`/docs/${encodeURIComponent(language)}/`}>{m.nav_docs()}</Link>
           </li>

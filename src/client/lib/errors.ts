@@ -32,11 +32,18 @@ import { error_wrong_auth } from '../paraglide/messages/error_wrong_auth.js';
 import { error_wrong_credentials } from '../paraglide/messages/error_wrong_credentials.js';
 import { error_wrong_finish_auth_params } from '../paraglide/messages/error_wrong_finish_auth_params.js';
 import { error_wrong_provider } from '../paraglide/messages/error_wrong_provider.js';
+import { error_bad_entrypoint } from '../paraglide/messages/error_bad_entrypoint.js';
+import { error_busy } from '../paraglide/messages/error_busy.js';
+import { error_local_app_unreachable } from '../paraglide/messages/error_local_app_unreachable.js';
+import { error_download_failed } from '../paraglide/messages/error_download_failed.js';
+import { error_not_installed } from '../paraglide/messages/error_not_installed.js';
+import { error_not_trusted } from '../paraglide/messages/error_not_trusted.js';
+import { error_untrusted_url } from '../paraglide/messages/error_untrusted_url.js';
 import { ApiError } from '../../shared/api/errors.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { error_already_finalized, error_already_member, error_bad_param, error_http_400, error_http_401, error_http_403, error_http_404, error_http_500, error_http_502, error_http_503, error_http_other, error_insufficient_privileges, error_limit_exceeded, error_name_conflict, error_network, error_not_empty, error_not_finalized, error_not_found, error_not_patch, error_not_supported, error_request_aborted, error_timeout, error_trying_few_times_failed, error_unauthorized, error_unexpected_error, error_unexpected_patch, error_unknown_intent, error_unsupported_hash_algorithm, error_unsupported_provider, error_wrong_auth, error_wrong_credentials, error_wrong_finish_auth_params, error_wrong_provider };
+const m = { error_local_app_unreachable, error_bad_entrypoint, error_busy, error_download_failed, error_not_installed, error_not_trusted, error_untrusted_url, error_already_finalized, error_already_member, error_bad_param, error_http_400, error_http_401, error_http_403, error_http_404, error_http_500, error_http_502, error_http_503, error_http_other, error_insufficient_privileges, error_limit_exceeded, error_name_conflict, error_network, error_not_empty, error_not_finalized, error_not_found, error_not_patch, error_not_supported, error_request_aborted, error_timeout, error_trying_few_times_failed, error_unauthorized, error_unexpected_error, error_unexpected_patch, error_unknown_intent, error_unsupported_hash_algorithm, error_unsupported_provider, error_wrong_auth, error_wrong_credentials, error_wrong_finish_auth_params, error_wrong_provider };
 
 /** What an error dialog or error state needs: the code (catalogued or raw) and any HTTP detail. */
 export type DisplayError = { code: string; status?: number; statusText?: string; details?: unknown };
@@ -94,6 +101,14 @@ const codeTexts: Record<string, () => string> = {
   http_500: m.error_http_500,
   http_502: m.error_http_502,
   http_503: m.error_http_503,
+  // The local app's refusals (src/shared/schemas/local-helper.ts) that a player can meet.
+  local_app_unreachable: m.error_local_app_unreachable,
+  not_trusted: m.error_not_trusted,
+  busy: m.error_busy,
+  not_installed: m.error_not_installed,
+  bad_entrypoint: m.error_bad_entrypoint,
+  download_failed: m.error_download_failed,
+  untrusted_url: m.error_untrusted_url,
 };
 
 /** The {text} of 'Error: {text}.': the translated text of a known code, an unknown code raw (spec §8). */

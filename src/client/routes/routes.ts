@@ -31,6 +31,7 @@ const StorePlayPage = lazy(() => import('./store/store-play-page.tsx'));
 const StoreCloudPlayPage = lazy(() => import('./store/store-cloud-play-page.tsx'));
 const AdminPage = lazy(() => import('./admin/admin-page.tsx'));
 const OauthPage = lazy(() => import('./oauth/oauth-page.tsx'));
+const LocalPage = lazy(() => import('./local/local-page.tsx'));
 
 /** packages/{package} with its play and cloud-play subpaths; reached from the project, a version or a branch's version. */
 const packageRoutes: Route<RouteView> = {
@@ -49,7 +50,7 @@ const packageRoutes: Route<RouteView> = {
 export const RequiredSignInPage = lazy(() => import('./sign-in/required-sign-in-page.tsx'));
 export const NotFoundPage = lazy(() => import('./not-found/not-found-page.tsx'));
 
-/** Spec §2 routes; a later issue adds local. */
+/** Spec §2 routes. */
 export const routes: Route<RouteView>[] = [
   { segment: '', view: { component: HomePage } },
   { segment: 'login', view: { component: SignInPage, public: true } },
@@ -126,6 +127,8 @@ export const routes: Route<RouteView>[] = [
       },
     ],
   },
+  // The local app: installed packages and root folders (spec §2 'local').
+  { segment: 'local', view: { component: LocalPage } },
   // The invite token travels in the query (?token=...).
   { segment: 'invite', view: { component: InvitePage } },
   // Spec §2's unlisted admin path: instance administrators only (others see not found).

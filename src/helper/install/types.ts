@@ -20,6 +20,13 @@ export type EngineStats = {
   bytesReused: number;
   /** Bytes written into the workdir. */
   bytesWritten: number;
+  /**
+   * How the target index came (transitions only): 'archive' read from the archive by Range, 'index' the
+   * whole index from indexUrl, 'dcz' a delta against the receipt from indexUrl, 'receipt' not needed
+   * (the archive's hash is the installed one). `bytes`: what its requests received (archive header and
+   * hash included).
+   */
+  index?: { via: 'archive' | 'index' | 'dcz' | 'receipt'; bytes: number };
 };
 
 export type InstalledPackage = {
@@ -36,6 +43,13 @@ export type TransitionOptions = {
   metaDir: string;
   /** The archive's URL (signed; answers Range requests). */
   packageUrl: string;
+  /**
+   * The same package's index URL (signed, GET .../download?filter=index), optional. With a receipt the
+   * index is fetched from it offering the receipt as a dictionary (RFC 9842 dcz: a delta of the changed
+   * entries instead of the whole index) and checked against the archive's header and index hash (two
+   * small Range requests). Without a receipt, or when that fails, the index is read from the archive.
+   */
+  indexUrl?: string;
   fetch?: Fetcher;
   signal?: AbortSignal;
   /** Called often (at least every few MB); done and total in bytes. */

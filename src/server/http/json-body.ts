@@ -1,3 +1,4 @@
+import { jsonNestsDeeperThan, readBoundedText } from '../../shared/bounded-body.ts';
 import { AppError } from '../errors.ts';
 
 /** Deeper bodies are refused before anything walks them: no schema of the API nests past a handful of levels. */
@@ -22,58 +23,13 @@ export function notJsonBody(): AppError {
  * The body as text, refused with 413 as soon as more than `limit` bytes are announced or arrive: a
  * hostile body never sits in memory beyond the limit.
  */
-export async function readBodyText(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > limit) throw bodyTooLarge(limit);
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const pieces: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw bodyTooLarge(limit);
-    }
-    pieces.push(value);
-  }
-  const bytes = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, size);
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new AppError('bad_param', 'Invalid `body`');
-  }
+export function readBodyText(request: Request, limit: number): Promise<string> {
+  return readBoundedText(request, limit, { tooLarge: () => bodyTooLarge(limit), notUtf8: () => new AppError('bad_param', 'Invalid `body`') });
 }
 
-const OPEN_BRACKET = 0x5b;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACKET = 0x5d;
-const CLOSE_BRACE = 0x7d;
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/**
- * One pass over the text counting bracket nesting outside strings: O(size), no recursion, so a body of
- * a hundred thousand '[' is refused in microseconds instead of overflowing a recursive parser or
- * error formatter.
- */
+/** Nesting is measured before anything walks the text (src/shared/bounded-body.ts). */
 export function assertJsonDepth(text: string, limit = maxJsonDepth): void {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === BACKSLASH) i++;
-      else if (code === QUOTE) inString = false;
-      continue;
-    }
-    if (code === QUOTE) inString = true;
-    else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
-      if (++depth > limit) throw new AppError('bad_param', 'Invalid `body`', { reason: `nested deeper than ${limit} levels` });
-    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) depth--;
-  }
+  if (jsonNestsDeeperThan(text, limit)) throw new AppError('bad_param', 'Invalid `body`', { reason: `nested deeper than ${limit} levels` });
 }
 
 /** True when the request carries no bytes (whatever its headers say); reads at most one piece. */

@@ -1,3 +1,4 @@
+import { LOCAL_HELPER_PORT } from '../../shared/schemas/local-helper.ts';
 import type { Config } from '../config.ts';
 
 /**
@@ -30,7 +31,8 @@ export function inlineScriptHashes(html: string): string[] {
 /**
  * The web client's policy: its own scripts (plus the hashed inline theme snippet) and styles only;
  * games only in frames of the play origin; user images from anywhere over https (markdown), no
- * plugins, no <base>, forms only to this origin, and no page may frame it.
+ * plugins, no <base>, forms only to this origin, and no page may frame it. Requests go to this origin
+ * and to the local companion app on loopback (spec §7 'Local helper', the /local page and Install).
  */
 export function clientPagePolicy(config: Config, scriptHashes: readonly string[]): string {
   const frames = config.playOrigin ? new URL(config.playOrigin).origin : "'none'";
@@ -40,7 +42,7 @@ export function clientPagePolicy(config: Config, scriptHashes: readonly string[]
     "style-src 'self'",
     "img-src 'self' data: blob: https:",
     "font-src 'self' data:",
-    "connect-src 'self'",
+    `connect-src 'self' http://127.0.0.1:${LOCAL_HELPER_PORT}`,
     "media-src 'self' blob:",
     "worker-src 'self' blob:",
     `frame-src ${frames}`,

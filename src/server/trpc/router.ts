@@ -7,6 +7,7 @@ import { packageDownloadsRouter } from '../domains/packages/downloads/downloads.
 import { packageRecordProcedures } from '../domains/packages/records/records.trpc.ts';
 import { packageUploadProcedures } from '../domains/packages/uploads/uploads.trpc.ts';
 import { instanceRouter } from '../domains/instance/instance.trpc.ts';
+import { localAppRouter } from '../domains/local-app/local-app.trpc.ts';
 import { projectsRouter } from '../domains/projects/projects.trpc.ts';
 import { storeRouter } from '../domains/store/store.trpc.ts';
 import { usersRouter } from '../domains/users/users.trpc.ts';
@@ -24,6 +25,7 @@ export const appRouter = router({
   play: browserPlayRouter,
   cloudPlay: cloudPlayRouter,
   jobs: jobStatusRouter,
+  localApp: localAppRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -45,6 +45,7 @@ import type {
   machineProvideInput,
   machineProvideReplySchema,
 } from '../schemas/cloud-play.ts';
+import type { localAppDownloadsSchema } from '../schemas/local-helper.ts';
 import type { docsPageSchema, okReplySchema, playUrlSchema } from './replies.ts';
 import { del, get, patch, post, put } from './route.ts';
 
@@ -172,6 +173,12 @@ export const routes = {
     access: get('/internal/access/projects/:project/branches/:branch/versions/:version/packages/:package').reply<typeof internalPackageAccessSchema>(),
   },
   instance: get('/instance').reply<typeof instanceInfoSchema>(),
+  localApp: {
+    /** The local app builds offered, one per platform whose file exists (no sign-in needed). */
+    downloads: get('/local-app').reply<typeof localAppDownloadsSchema>(),
+    /** The build of a platform of localAppPlatforms (call with `url`, or fetch the listing's url). */
+    download: get('/local-app/:platform').stream(),
+  },
   docs: {
     index: get('/documentation/:lang').reply<typeof docsPageSchema>(),
     page: get('/documentation/:lang/:page').reply<typeof docsPageSchema>(),

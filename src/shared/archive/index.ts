@@ -63,3 +63,25 @@ export { readArchive, readArchiveFromUrl, type ArchiveReadResult, type ReadChunk
 export { readAllFiles } from './files.ts';
 export { bytesSource, generatedSource } from './sources.ts';
 export { archiveSize, type ArchiveSize } from './size.ts';
+export {
+  archiveDataStart,
+  locateChunks,
+  planRuns,
+  readRemoteIndex,
+  readRemoteIndexHeader,
+  remoteIndexFrom,
+  fetchIndexFile,
+  fetchRun,
+  fetchRuns,
+  decodeChunk,
+  DEFAULT_RUN_OPTIONS,
+  type RemoteFetch,
+  type RemoteStats,
+  type RemoteOptions,
+  type RemoteIndex,
+  type RemoteIndexHeader,
+  type LocatedChunk,
+  type PlannedChunk,
+  type Run,
+  type RunOptions,
+} from './remote.ts';

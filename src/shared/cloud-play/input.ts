@@ -5,12 +5,15 @@
  *   key down   [0, evdev code: u16]          key up     [1, evdev code: u16]
  *   mouse move [3, x: u16, y: u16]           (in the game's pixels, 0..width-1, 0..height-1)
  *   mouse down [4, button: u8]               mouse up   [5, button: u8]
+ *   ping       [6, sequence: u32]            the agent sends the same 5 bytes back on the channel
  *
- * Integers are big-endian. Keys are Linux input event codes (the X server's keycode is that + 8), so
+ * Integers are big-endian. A ping is no input (it is not injected and does not count against the
+ * idle limit): the page times its echo to measure the channel's round trip. Any other code, or a
+ * message of the wrong length, is ignored. Keys are Linux input event codes (the X server's keycode is that + 8), so
  * the agent needs no keyboard layout of its own; buttons are X11's (1 left, 2 middle, 3 right, 4 and 5
  * the wheel up and down, sent as a press and a release).
  */
-export const inputCodes = { keyDown: 0, keyUp: 1, mouseMove: 3, mouseDown: 4, mouseUp: 5 } as const;
+export const inputCodes = { keyDown: 0, keyUp: 1, mouseMove: 3, mouseDown: 4, mouseUp: 5, ping: 6 } as const;
 
 export type InputEvent =
   | { type: 'keyDown' | 'keyUp'; key: number }
@@ -62,6 +65,20 @@ export function decodeInput(message: Uint8Array): InputEvent | undefined {
     default:
       return undefined;
   }
+}
+
+/** A ping message: code 6 and the sequence number (taken modulo 2^32). */
+export function encodePing(sequence: number): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(5);
+  bytes[0] = inputCodes.ping;
+  new DataView(bytes.buffer).setUint32(1, Math.trunc(sequence) >>> 0);
+  return bytes;
+}
+
+/** The sequence number of a ping message, or undefined when the message is not one (decodeInput ignores pings). */
+export function decodePing(message: Uint8Array): number | undefined {
+  if (message.byteLength !== 5 || message[0] !== inputCodes.ping) return undefined;
+  return new DataView(message.buffer, message.byteOffset, message.byteLength).getUint32(1);
 }
 
 /**

@@ -62,6 +62,8 @@ export const workdirSchema = workdirPackageSchema.partial().extend({
   entrypoint: z.array(z.string()),
   /** The last transition's failure, for the page to show. */
   error: z.string().optional(),
+  /** The failure's code when it has one: cancelled, interrupted, download_failed (the signed URL expired: ask for a new one), unexpected_error. */
+  error_code: z.string().optional(),
   /** A launched game still running (its process group). */
   running: z.boolean(),
 });
@@ -90,11 +92,19 @@ export const workdirTransitionInput = workdirPackageSchema
     id,
     /** A signed archive URL from GET .../download (the archive itself, not filter=index or zip). */
     package_url: z.string().url().max(4096),
+    /**
+     * Optional: the same package's signed index URL (GET .../download?filter=index). An update then
+     * fetches only a delta of the index against the installed one (RFC 9842 dcz). Same origin rules as
+     * package_url.
+     */
+    index_url: z.string().url().max(4096).optional(),
     package_size: z.number().int().min(0),
     package_entrypoint: z.array(localFileNameSchema).max(64),
   })
   .strict();
 export type WorkdirTransitionInput = z.infer<typeof workdirTransitionInput>;
+/** package_url: a fresh signed URL of the installed package; without it the helper uses the last one workdir_transition was given (which may have expired). */
+export const workdirRepairInput = z.object({ id, package_url: z.string().url().max(4096).optional() }).strict();
 export const workdirDeleteInput = z.object({ id, deleteFiles: z.boolean().optional() }).strict();
 export const okReply = z.object({ ok: z.literal(true) });
 
@@ -112,7 +122,7 @@ export const localHelperMethods = {
   workdir_cancel: { input: workdirRefInput, reply: okReply },
   workdir_launch: { input: workdirRefInput, reply: z.object({ ok: z.literal(true), pid: z.number() }) },
   /** Starts re-checking every file against the receipt and re-fetching damaged chunks; progress by transition_status. */
-  workdir_repair: { input: workdirRefInput, reply: okReply },
+  workdir_repair: { input: workdirRepairInput, reply: okReply },
   workdir_delete: { input: workdirDeleteInput, reply: okReply },
   workdir_show_folder: { input: workdirRefInput, reply: okReply },
 } as const;
@@ -123,7 +133,7 @@ export type LocalHelperReply<M extends LocalHelperMethod> = z.infer<(typeof loca
 /**
  * The helper's refusal codes. not_trusted: the page's origin was not trusted by the user (details.origin;
  * the message says the command to run). bad_host: a Host header other than loopback (DNS rebinding).
- * untrusted_url: package_url outside the trusted origins. bad_param: a body that fails its schema.
+ * untrusted_url: package_url or index_url outside the trusted origins. bad_param: a body that fails its schema.
  * unknown_method, not_found (workspace or workdir), busy (a transition already runs on that workdir),
  * not_installed (launch/repair before install), bad_entrypoint (missing or leaving the workdir),
  * download_failed, unexpected_error.

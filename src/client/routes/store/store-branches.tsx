@@ -18,7 +18,7 @@ const m = { store_branch_published, store_branch_version, store_branches_empty, 
 type StoreBranch = StoreProject['branches'][number];
 
 /** Each public branch with its current version (the server sorts them with a collator). */
-export function StoreBranches({ projectId, branches }: { projectId: string; branches: StoreBranch[] }) {
+export function StoreBranches({ projectId, projectTitle, branches }: { projectId: string; projectTitle: string; branches: StoreBranch[] }) {
   return (
     <section className="section store_branches" aria-labelledby="store-branches">
       <h2 id="store-branches">{m.store_branches_heading()}</h2>
@@ -28,7 +28,7 @@ export function StoreBranches({ projectId, branches }: { projectId: string; bran
         <ul className="store_branch_list">
           {branches.map((branch) => (
             <li key={branch.id} className="card store_branch" data-branch-id={branch.id}>
-              <StoreBranchCard projectId={projectId} branch={branch} />
+              <StoreBranchCard projectId={projectId} projectTitle={projectTitle} branch={branch} />
             </li>
           ))}
         </ul>
@@ -37,7 +37,7 @@ export function StoreBranches({ projectId, branches }: { projectId: string; bran
   );
 }
 
-function StoreBranchCard({ projectId, branch }: { projectId: string; branch: StoreBranch }) {
+function StoreBranchCard({ projectId, projectTitle, branch }: { projectId: string; projectTitle: string; branch: StoreBranch }) {
   const { language } = useLanguage();
   const headingId = `store-branch-${branch.id}`;
   return (
@@ -54,7 +54,7 @@ function StoreBranchCard({ projectId, branch }: { projectId: string; branch: Sto
         <MarkdownView markdown={branch.versionDescription} headingOffset={3} className="store_version_description" />
       ) : null}
       <h4 className="store_packages_heading">{m.store_packages_heading()}</h4>
-      <StorePackages projectId={projectId} branchId={branch.id} packages={branch.packages} />
+      <StorePackages project={{ id: projectId, title: projectTitle }} branch={branch} packages={branch.packages} />
     </article>
   );
 }

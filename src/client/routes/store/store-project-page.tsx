@@ -48,7 +48,7 @@ export default function StoreProjectPage({ params }: ViewProps) {
       <ThirdPartyNotice />
       <StoreOwner owner={project.owner} />
       <StoreDescription description={project.description} />
-      <StoreBranches projectId={project.id} branches={project.branches} />
+      <StoreBranches projectId={project.id} projectTitle={project.title} branches={project.branches} />
     </Page>
   );
 }

@@ -18,6 +18,7 @@ import { packageCloudPlayHref, packagePlayHref } from '../links.ts';
 import type { PackageVia } from './package-actions.tsx';
 import { DownloadButtons, type DownloadSource } from './package-downloads.tsx';
 import { PackageLaunchers } from './package-launchers.tsx';
+import { usePackageLocalTarget } from './use-installable.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -57,9 +58,11 @@ export function PackageFacts({ pkg }: { pkg: Package }) {
 }
 
 /** Downloads, play/install places and the contents browser; only a ready package has any of them. */
-export function PackageSections({ projectId, pkg, via }: { projectId: string; pkg: Package; via: PackageVia }) {
+export function PackageSections({ project, pkg, via }: { project: { id: string; title: string }; pkg: Package; via: PackageVia }) {
+  const projectId = project.id;
   const utils = trpc.useUtils();
   const ids = { downloads: useId(), play: useId(), contents: useId() };
+  const local = usePackageLocalTarget(project, pkg, via);
   if (pkg.status !== 'ready') {
     return (
       <p className="notice package_status" role="status" data-status={pkg.status}>
@@ -80,7 +83,7 @@ export function PackageSections({ projectId, pkg, via }: { projectId: string; pk
       </section>
       <section className="section package_play" aria-labelledby={ids.play}>
         <h2 id={ids.play}>{m.package_page_play_heading()}</h2>
-        <PackageLaunchers tags={pkg.tags} playHref={packagePlayHref(projectId, pkg.id, via)} cloudPlayHref={packageCloudPlayHref(projectId, pkg.id, via)} />
+        <PackageLaunchers tags={pkg.tags} playHref={packagePlayHref(projectId, pkg.id, via)} cloudPlayHref={packageCloudPlayHref(projectId, pkg.id, via)} local={local} />
       </section>
       <section className="section package_contents" aria-labelledby={ids.contents}>
         <h2 id={ids.contents}>{m.package_page_contents()}</h2>

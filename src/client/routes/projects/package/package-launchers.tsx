@@ -1,19 +1,15 @@
-import { useId } from 'react';
 import { Link } from 'wouter';
 import { package_page_cloud_needs_privilege } from '../../../paraglide/messages/package_page_cloud_needs_privilege.js';
 import { package_page_cloud_needs_tags } from '../../../paraglide/messages/package_page_cloud_needs_tags.js';
 import { package_page_cloud_play } from '../../../paraglide/messages/package_page_cloud_play.js';
 import { package_page_cloud_unavailable } from '../../../paraglide/messages/package_page_cloud_unavailable.js';
-import { package_page_install } from '../../../paraglide/messages/package_page_install.js';
-import { package_page_launch } from '../../../paraglide/messages/package_page_launch.js';
-import { package_page_local_unavailable } from '../../../paraglide/messages/package_page_local_unavailable.js';
 import { package_page_play_browser } from '../../../paraglide/messages/package_page_play_browser.js';
 import { package_page_play_needs_web } from '../../../paraglide/messages/package_page_play_needs_web.js';
-import { package_page_update } from '../../../paraglide/messages/package_page_update.js';
 import { tagLongLabel } from '../../../components/tag-labels.ts';
 import { useAuth } from '../../../lib/auth/auth.tsx';
 import { useInstance } from '../../../lib/instance.ts';
 import type { InstanceInfo } from '../../../../shared/schemas/instance.ts';
+import { DisabledAction, LocalLaunchers, type LocalTarget } from './local-launchers.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -22,12 +18,8 @@ const m = {
   package_page_cloud_needs_tags,
   package_page_cloud_play,
   package_page_cloud_unavailable,
-  package_page_install,
-  package_page_launch,
-  package_page_local_unavailable,
   package_page_play_browser,
   package_page_play_needs_web,
-  package_page_update,
 };
 
 export const WEB_TAG = 'os:web';
@@ -59,29 +51,14 @@ export function useCloudPlayReasons(tags: readonly string[]): string[] {
   return cloudPlayReasons(tags, auth.session?.userPrivileges ?? [], instanceOffersCloudPlay(instance));
 }
 
-/** A button that cannot be used yet, with the reason next to it (and tied to it for screen readers). */
-function DisabledAction({ label, reasons, name }: { label: string; reasons: string[]; name: string }) {
-  const reasonId = useId();
-  return (
-    <li className="package_launcher" data-action={name}>
-      <button type="button" className="button" disabled aria-describedby={reasonId}>
-        {label}
-      </button>
-      <span id={reasonId} className="package_launcher_reason">
-        {reasons.join(' ')}
-      </span>
-    </li>
-  );
-}
-
 /**
- * Play in browser (os:web packages), Play in cloud (when allowed: spec §6), and the places of Install
- * / Launch / Update (need the local app, a later issue), shown disabled with their reasons.
+ * Play in browser (os:web packages), Install / Launch / Update through the local app (local-launchers.tsx)
+ * and Play in cloud (when allowed: spec §6); an action that cannot be used is shown disabled with its
+ * reasons.
  */
-export function PackageLaunchers({ tags, playHref, cloudPlayHref }: { tags: readonly string[]; playHref: string; cloudPlayHref: string }) {
+export function PackageLaunchers({ tags, playHref, cloudPlayHref, local }: { tags: readonly string[]; playHref: string; cloudPlayHref: string; local: LocalTarget }) {
   const cloudReasons = useCloudPlayReasons(tags);
   const isWeb = tags.includes(WEB_TAG);
-  const local = [m.package_page_local_unavailable()];
   return (
     <ul className="package_launchers">
       {isWeb ? (
@@ -93,9 +70,7 @@ export function PackageLaunchers({ tags, playHref, cloudPlayHref }: { tags: read
       ) : (
         <DisabledAction name="play" label={m.package_page_play_browser()} reasons={[m.package_page_play_needs_web({ tag: tagLongLabel(WEB_TAG) })]} />
       )}
-      <DisabledAction name="install" label={m.package_page_install()} reasons={local} />
-      <DisabledAction name="launch" label={m.package_page_launch()} reasons={local} />
-      <DisabledAction name="update" label={m.package_page_update()} reasons={local} />
+      <LocalLaunchers target={local} />
       {cloudReasons.length === 0 ? (
         <li className="package_launcher" data-action="cloud_play">
           <Link href={cloudPlayHref} className={isWeb ? 'button' : 'button button_primary'}>

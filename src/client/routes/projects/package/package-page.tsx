@@ -35,7 +35,7 @@ export default function PackagePage({ params }: ViewProps) {
             </h1>
             <PackageActions project={project} pkg={pkg} via={via} />
             <PackageFacts pkg={pkg} />
-            <PackageSections projectId={projectId} pkg={pkg} via={via} />
+            <PackageSections project={project} pkg={pkg} via={via} />
           </>
         ) : query.error && toDisplayError(query.error).code !== 'not_found' ? (
           <ErrorState error={query.error} onRetry={() => void query.refetch()} />

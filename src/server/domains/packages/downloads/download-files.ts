@@ -6,6 +6,7 @@ import { indexKey } from '../blobs/blob-keys.ts';
 import { downloadFileName, getPackageForFile, type DownloadablePackage } from './downloadable-package.ts';
 import { readPackageIndex, readPackageIndexBytes } from '../records/package-content.ts';
 import { decodeIndex } from '../../../../shared/archive/index.ts';
+import { deltaVary, openIndexDelta, type DeltaOffer } from './index-delta.ts';
 import { parseDownloadKind, verifyFileSignature, type DownloadKind } from './signed-file-url.ts';
 import { rawChunkLoader, storedChunkLoader } from './zip/chunks.ts';
 import { loadZipCrcs, readStoredZipCrcs, storeZipCrcs } from './zip/crc.ts';
@@ -83,8 +84,11 @@ export async function cachedZipFile(
   );
 }
 
-/** Opens what a /api/files URL names, after checking its signature (or the package's publicity). */
-export async function openPackageFile(deps: Deps, request: FileRequest): Promise<RangedBody> {
+/**
+ * Opens what a /api/files URL names, after checking its signature (or the package's publicity). An index
+ * request may carry a delta offer (Accept-Encoding with dcz, Available-Dictionary): index-delta.ts.
+ */
+export async function openPackageFile(deps: Deps, request: FileRequest, offer?: DeltaOffer): Promise<RangedBody> {
   const kind = parseDownloadKind(request.kind);
   if ('public' in request) {
     // Only the ZIP (the torrents' web seed) has an unsigned route, and only for public packages.
@@ -95,7 +99,7 @@ export async function openPackageFile(deps: Deps, request: FileRequest): Promise
   const item = await getPackageForFile(deps, request.packageId);
   if ('public' in request && !item.isPublic) throw notFound('file');
   const { row } = item;
-  const headers = {
+  const headers: Record<string, string> = {
     ...fileCorsHeaders,
     'content-type': contentTypes[kind],
     'content-disposition': attachmentDisposition(downloadFileName(item, kind)),
@@ -113,6 +117,10 @@ export async function openPackageFile(deps: Deps, request: FileRequest): Promise
   }
   switch (kind) {
     case 'index': {
+      // Both replies (plain and dcz) depend on these request headers: caches must key on them.
+      headers.vary = deltaVary;
+      const delta = offer ? await openIndexDelta(deps, row, offer, headers) : undefined;
+      if (delta) return delta;
       const stat = await deps.storage.stat(indexKey(row.id));
       if (!stat) throw notFound('file');
       return { size: stat.size, etag, headers, open: (start, end) => deps.storage.get(indexKey(row.id), { start, end: end - 1 }) };

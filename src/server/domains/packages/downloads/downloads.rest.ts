@@ -25,7 +25,8 @@ function torrentResponse(result: { fileName: string; torrent: Uint8Array }): Res
 /** /api/files answers with CORS headers even when it fails, so a browser reader sees the status. */
 async function serveFile(deps: Deps, request: Request, file: FileRequest): Promise<Response> {
   try {
-    return await serveRanged(request, await openPackageFile(deps, file));
+    const offer = { acceptEncoding: request.headers.get('accept-encoding'), availableDictionary: request.headers.get('available-dictionary') };
+    return await serveRanged(request, await openPackageFile(deps, file, offer));
   } catch (error) {
     return errorResponse(toAppError(error, deps.log, { path: new URL(request.url).pathname }), fileCorsHeaders);
   }
@@ -53,7 +54,7 @@ export function packageDownloadRoutes(deps: Deps) {
     serveFile(deps, request, { packageId: params.package!, kind: params.kind!, public: true });
   const signedPath = '/files/:package/:kind/:expires/:signature/:filename';
   const publicPath = '/files/:package/:kind/public/:filename';
-  const fileDetail = { detail: { summary: 'Bytes of a download URL (Range, HEAD; no bearer needed)', tags: ['Packages'] } };
+  const fileDetail = { detail: { summary: 'Bytes of a download URL (Range, HEAD; no bearer needed; an index also as an RFC 9842 dcz delta against an older index of the project)', tags: ['Packages'] } };
   return new Elysia({ tags: ['Packages'] })
     // Elysia answers HEAD on a path with parameters by running the GET handler and reading its whole
     // body to count it (a full ZIP build); HEAD of /api/files is answered here from the layout instead.

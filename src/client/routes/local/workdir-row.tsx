@@ -1,0 +1,135 @@
+import { useId } from 'react';
+import { local_branch } from '../../paraglide/messages/local_branch.js';
+import { package_page_launch } from '../../paraglide/messages/package_page_launch.js';
+import { local_package } from '../../paraglide/messages/local_package.js';
+import { local_repair } from '../../paraglide/messages/local_repair.js';
+import { local_show_folder } from '../../paraglide/messages/local_show_folder.js';
+import { local_size } from '../../paraglide/messages/local_size.js';
+import { local_state } from '../../paraglide/messages/local_state.js';
+import { local_state_damaged } from '../../paraglide/messages/local_state_damaged.js';
+import { local_state_empty } from '../../paraglide/messages/local_state_empty.js';
+import { local_state_installed } from '../../paraglide/messages/local_state_installed.js';
+import { local_state_installing } from '../../paraglide/messages/local_state_installing.js';
+import { local_state_repairing } from '../../paraglide/messages/local_state_repairing.js';
+import { local_state_running } from '../../paraglide/messages/local_state_running.js';
+import { local_uninstall } from '../../paraglide/messages/local_uninstall.js';
+import { local_version } from '../../paraglide/messages/local_version.js';
+import { Size } from '../../components/size.tsx';
+import { useLanguage } from '../../lib/i18n/index.ts';
+import { useWorkdirActions } from '../../lib/local-app/actions.tsx';
+import { folderNameOf } from '../../lib/local-app/install.ts';
+import { progressPercent, transitionKindOf } from '../../lib/local-app/use-local-app.ts';
+import type { TransitionProgress, Workdir } from '../../../shared/schemas/local-helper.ts';
+import { formatPercent } from '../projects/package/local-launchers.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = {
+  local_branch,
+  local_package,
+  local_repair,
+  local_show_folder,
+  local_size,
+  local_state,
+  local_state_damaged,
+  local_state_empty,
+  local_state_installed,
+  local_state_installing,
+  local_state_repairing,
+  local_state_running,
+  local_uninstall,
+  local_version,
+  package_page_launch,
+};
+
+const stateTexts = {
+  empty: m.local_state_empty,
+  installing: m.local_state_installing,
+  installed: m.local_state_installed,
+  damaged: m.local_state_damaged,
+} as const;
+
+/**
+ * One installed package: project, branch, version and package titles, size, state (with the percent of a
+ * running transition), folder; Launch and Repair when something is installed, Uninstall, Show folder.
+ */
+export function WorkdirRow({ workdir, progress }: { workdir: Workdir; progress: TransitionProgress | undefined }) {
+  const { language } = useLanguage();
+  const actions = useWorkdirActions();
+  const titleId = useId();
+  const repairing = progress !== undefined && transitionKindOf(workdir.id) === 'repair';
+  const hasFiles = workdir.state === 'installed' || workdir.state === 'damaged';
+  const stateText = repairing ? m.local_state_repairing() : progress ? m.local_state_installing() : stateTexts[workdir.state]();
+  const percent = progress ? progressPercent(progress) : undefined;
+  return (
+    <li className="item local_workdir" data-workdir-id={workdir.id} data-state={workdir.state} aria-labelledby={titleId}>
+      <div className="local_workdir_main">
+        <p id={titleId} className="item_title">
+          <bdi>{workdir.project_title ?? folderNameOf(workdir)}</bdi>
+        </p>
+        <dl className="item_facts">
+          {workdir.branch_title !== undefined ? (
+            <div>
+              <dt>{m.local_branch()}</dt>
+              <dd>
+                <bdi>{workdir.branch_title}</bdi>
+              </dd>
+            </div>
+          ) : null}
+          {workdir.version_title !== undefined ? (
+            <div>
+              <dt>{m.local_version()}</dt>
+              <dd>
+                <bdi>{workdir.version_title}</bdi>
+              </dd>
+            </div>
+          ) : null}
+          {workdir.package_title !== undefined ? (
+            <div>
+              <dt>{m.local_package()}</dt>
+              <dd>
+                <bdi>{workdir.package_title}</bdi>
+              </dd>
+            </div>
+          ) : null}
+          <div>
+            <dt>{m.local_size()}</dt>
+            <dd>
+              <Size bytes={workdir.size} />
+            </dd>
+          </div>
+          <div>
+            <dt>{m.local_state()}</dt>
+            <dd className="local_workdir_state" data-testid="workdir-state">
+              {stateText}
+              {workdir.running ? ` · ${m.local_state_running()}` : ''}
+            </dd>
+          </div>
+        </dl>
+        <p className="local_path">
+          <bdi dir="ltr">{workdir.local_path}</bdi>
+        </p>
+        {percent !== undefined ? (
+          <p className="local_progress" role="status" data-progress={percent}>
+            <progress max={100} value={percent} aria-label={stateText} /> <bdi dir="ltr">{formatPercent(percent, language)}</bdi>
+          </p>
+        ) : null}
+        {workdir.error && !progress ? <p className="local_workdir_error">{workdir.error}</p> : null}
+      </div>
+      <div className="actions local_workdir_actions" role="group" aria-labelledby={titleId}>
+        <button type="button" className="button button_primary" disabled={workdir.state !== 'installed' || progress !== undefined} onClick={() => void actions.launch(workdir)}>
+          {m.package_page_launch()}
+        </button>
+        <button type="button" className="button" disabled={!hasFiles || progress !== undefined} onClick={() => void actions.repair(workdir)}>
+          {m.local_repair()}
+        </button>
+        <button type="button" className="button" onClick={() => void actions.showFolder(workdir)}>
+          {m.local_show_folder()}
+        </button>
+        <button type="button" className="button button_quiet button_danger_text" disabled={progress !== undefined} onClick={() => void actions.uninstall(workdir)}>
+          {m.local_uninstall()}
+        </button>
+      </div>
+    </li>
+  );
+}

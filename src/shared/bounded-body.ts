@@ -1,0 +1,69 @@
+/**
+ * Reading untrusted request bodies with bounds, for every program that serves HTTP (the server, the
+ * companion app): the size is refused while streaming, and JSON nesting is measured before anything
+ * parses or walks the text. Callers bring their own error for each refusal.
+ */
+
+/** The body as UTF-8 text; `tooLarge()` is thrown as soon as more than `limit` bytes are announced or arrive, `notUtf8()` for bad bytes. */
+export async function readBoundedText(request: Request, limit: number, errors: { tooLarge(): Error; notUtf8(): Error }): Promise<string> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) throw errors.tooLarge();
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const pieces: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw errors.tooLarge();
+    }
+    pieces.push(value);
+  }
+  let bytes = pieces[0] ?? new Uint8Array(0);
+  if (pieces.length > 1) {
+    bytes = new Uint8Array(size);
+    let offset = 0;
+    for (const piece of pieces) {
+      bytes.set(piece, offset);
+      offset += piece.byteLength;
+    }
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw errors.notUtf8();
+  }
+}
+
+const OPEN_BRACKET = 0x5b;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACKET = 0x5d;
+const CLOSE_BRACE = 0x7d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * True when brackets outside strings nest deeper than `limit`: one pass, O(size), no recursion, so a
+ * body of a hundred thousand '[' is refused in microseconds instead of overflowing a recursive parser
+ * or error formatter.
+ */
+export function jsonNestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) inString = false;
+      continue;
+    }
+    if (code === QUOTE) inString = true;
+    else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+      if (++depth > limit) return true;
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) depth--;
+  }
+  return false;
+}
