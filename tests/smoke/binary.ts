@@ -8,7 +8,7 @@
  * `admin` command on the stopped instance's data, the local app builds of the local-app folder beside it)
  * and PostgreSQL (a fresh database on SMOKE_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres).
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import postgres from 'postgres';
@@ -45,11 +45,13 @@ type RunningBinary = {
 
 async function startBinary(label: string, folder: string, env: Record<string, string>): Promise<RunningBinary> {
   const port = await findFreePort();
+  // Its own free port for the play origin: PORT+1 (the default) may be a client socket's port just now.
+  const playPort = await findFreePort();
   const logPath = join(folder, `${label.replace(/\W+/g, '-')}.log`);
   const child = Bun.spawn([join(folder, 'cartridge')], {
     cwd: folder,
     // Nothing inherited: no NODE_PATH, no BUN_* settings, no DATABASE_URL from the caller.
-    env: { PATH: '/usr/bin:/bin', HOME: folder, TMPDIR: folder, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
+    env: { PATH: '/usr/bin:/bin', HOME: folder, TMPDIR: folder, PORT: String(port), PLAY_PORT: String(playPort), HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
     stdin: 'ignore',
     stdout: Bun.file(logPath),
     stderr: Bun.file(`${logPath}.err`),
@@ -192,6 +194,44 @@ async function checkLocalApp(running: RunningBinary, folder: string, builds: str
     `${running.label}: ${first.fileName} is downloadable with its length (${size} bytes)`,
     `${head.status} ${head.headers.get('content-length')} ${head.headers.get('content-disposition')}`,
   );
+  await checkDownloadedHelper(running, folder, listing.downloads ?? []);
+}
+
+/**
+ * A new player on Linux x64: downloads the helper from the running server, trusts the site, starts it,
+ * and the site's origin is answered (a page of another origin reads only its not_trusted refusal).
+ */
+async function checkDownloadedHelper(running: RunningBinary, folder: string, downloads: { platform: string; url: string }[]): Promise<void> {
+  if (process.platform !== 'linux' || process.arch !== 'x64') return;
+  const build = downloads.find((item) => item.platform === 'linux-x64');
+  check(build !== undefined, `${running.label}: the linux-x64 local app is offered`);
+  const player = join(folder, 'player');
+  mkdirSync(player);
+  const file = join(player, 'cartridge-helper');
+  const response = await fetch(build.url.replace(/^https?:\/\/[^/]+/, running.url));
+  await Bun.write(file, response);
+  chmodSync(file, 0o755);
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: player, CARTRIDGE_HELPER_HOME: join(player, 'state'), CARTRIDGE_HELPER_WORKSPACE: join(player, 'Games'), CARTRIDGE_HELPER_NO_PROMPT: '1' };
+  const origin = new URL(running.url).origin;
+  const trust = Bun.spawnSync([file, 'trust', origin], { env, stdout: 'pipe', stderr: 'pipe' });
+  check(trust.exitCode === 0, `${running.label}: the downloaded helper trusts ${origin}`, trust.stderr.toString().slice(0, 300));
+  const port = await findFreePort();
+  const helper = Bun.spawn([file, '--port', String(port)], { env, stdout: 'pipe', stderr: 'pipe' });
+  try {
+    let reply: Response | undefined;
+    for (let attempt = 0; attempt < 100 && reply === undefined; attempt++) {
+      reply = await fetch(`http://127.0.0.1:${port}/?method=version`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{}' }).catch(() => undefined);
+      if (reply === undefined) await Bun.sleep(100);
+    }
+    const version = (await reply?.json().catch(() => undefined)) as { name?: string } | undefined;
+    check(reply?.status === 200 && version?.name === 'cartridge-helper' && reply.headers.get('access-control-allow-origin') === origin, `${running.label}: the downloaded helper answers the trusted site`, `${reply?.status} ${JSON.stringify(version)}`);
+    const foreign = await fetch(`http://127.0.0.1:${port}/?method=workdir_list`, { method: 'POST', headers: { origin: 'https://elsewhere.example', 'content-type': 'application/json' }, body: '{}' });
+    const refusal = (await foreign.json()) as { code?: string };
+    check(foreign.status === 403 && refusal.code === 'not_trusted', `${running.label}: the downloaded helper refuses another site`, `${foreign.status} ${JSON.stringify(refusal)}`);
+  } finally {
+    helper.kill();
+    await helper.exited;
+  }
 }
 
 /** `cartridge admin ...` of the binary, with the clean environment the server got (no server running). */

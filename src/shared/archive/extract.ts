@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { ArchiveError, toArchiveError } from './errors.ts';
-import { toHex } from './bytes.ts';
+import { equalBytes, toHex } from './bytes.ts';
 import { MODE_EXECUTABLE } from './constants.ts';
 import { sharedHashThread, type HashThread, type ThreadPlace, type ThreadPlaceError } from './hash-thread.ts';
 import { PlacementWriter } from './placement-writer.ts';
@@ -92,12 +92,6 @@ function layOut(root: string, tree: ArchiveDirectory): Layout {
   return { files, chunks, byHash, links };
 }
 
-function sameHash(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * Joins consecutive chunks of one file that lie back to back in one buffer (a stream piece holds several
  * chunks of a large file) into one write: fewer system calls.
@@ -166,7 +160,7 @@ class ThreadPlacement implements ChunkBatchHasher {
   }
 
   private track<T>(promise: Promise<T>): Promise<T> {
-    const settled = promise.then(
+    const settled: Promise<unknown> = promise.then(
       () => this.pending.delete(settled),
       () => this.pending.delete(settled),
     );
@@ -188,12 +182,13 @@ class ThreadPlacement implements ChunkBatchHasher {
       const { ordinal, hash } = chunks[view]!;
       expected.set(hash, 32 * view);
       const known = layout.chunks[ordinal];
-      if (known === undefined || known.written || !sameHash(known.hash, hash)) continue;
+      if (known === undefined || known.written || !equalBytes(known.hash, hash)) continue;
       const kept: Placement[] = [];
       for (const place of known.places) {
         const slot = place.slot;
         if (slot.created) places.push({ view, path: slot.path, offset: place.offset });
         else if (slot.single) {
+          // The whole file is this chunk (the index guarantees the sizes add up).
           slot.created = true;
           places.push({ view, path: slot.path, offset: 0, mode: slot.mode });
         } else kept.push(place);
@@ -274,7 +269,7 @@ async function extractResult(result: ArchiveReadResult, targetDir: string, optio
       for await (const chunk of result.chunks()) {
         if (placement?.error !== undefined) throw threadFailure(placement.error, root);
         let known = chunks[chunk.ordinal];
-        if (known === undefined || !sameHash(known.hash, chunk.hash)) known = byHash.get(toHex(chunk.hash));
+        if (known === undefined || !equalBytes(known.hash, chunk.hash)) known = byHash.get(toHex(chunk.hash));
         if (known === undefined || known.written) continue;
         known.written = true;
         unwritten--;

@@ -139,6 +139,8 @@ export type HashThread = ChunkBatchHasher & {
    * attempted.
    */
   hashAndPlace(views: readonly Uint8Array[], expected: Uint8Array, places: readonly ThreadPlace[]): Promise<{ digests: Uint8Array; error?: ThreadPlaceError }>;
+  /** False once the thread failed or was closed (a new one is then needed to use a thread again). */
+  usable(): boolean;
   /** Stops the thread (pending batches reject; a file being written when it stops may be left short). Safe to call twice. */
   close(): Promise<void>;
 };
@@ -277,6 +279,7 @@ export function startHashThread(options: HashThreadOptions = {}): HashThread {
   return {
     maxBatchBytes: slotBytes,
     busy: () => (busy === undefined ? 0 : Atomics.load(busy, 0)),
+    usable: () => failure === undefined,
     async hashBatch(views) {
       return (await send(views, {}))?.digests ?? hashHere(views);
     },
@@ -307,9 +310,9 @@ let shared: HashThread | undefined;
  * One hashing thread for the whole process, started on first use and kept (idle, it does not keep the
  * process alive): extractions after the first skip starting a thread and compiling its code again.
  * Several extractions at once share its slots. Never close it; a caller that stops early waits for its
- * own pending batches instead.
+ * own pending batches instead. If it fails (the thread died), the next caller gets a new one.
  */
 export function sharedHashThread(): HashThread {
-  shared ??= startHashThread();
+  if (shared === undefined || !shared.usable()) shared = startHashThread();
   return shared;
 }

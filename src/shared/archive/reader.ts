@@ -303,7 +303,8 @@ function storedBytes(unique: ArchiveChunk[], stored: Set<number> | undefined): n
 
 /**
  * Reads an archive stream: header and index first (verified), then chunks on demand. Memory holds the
- * index (at most maxIndexSize) and one chunk at a time.
+ * index (at most maxIndexSize) and one chunk at a time (with a chunkHasher: up to BATCHES_AHEAD batches
+ * of ≈ 1 MiB read ahead).
  */
 export async function readArchive(stream: ReadableStream<Uint8Array>, options: ReadOptions = {}): Promise<ArchiveReadResult> {
   const resolved: ResolvedReadOptions = {

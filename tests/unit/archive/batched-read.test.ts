@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addFile, bytesSource, createTree, readArchive, toHex, type ArchiveTree, type ReadChunk } from '../../../src/shared/archive/index.ts';
-import { startHashThread } from '../../../src/shared/archive/hash-thread.ts';
+import { sharedHashThread, startHashThread } from '../../../src/shared/archive/hash-thread.ts';
 import { BATCH_HASH_MIN_BYTES, type ChunkBatchHasher } from '../../../src/shared/archive/reader.ts';
 import { fillPseudoRandom, packToBytes, streamOf } from './support.ts';
 
@@ -251,4 +251,16 @@ test('hashAndPlace does not write through a symlink put where an existing file w
     await thread.close();
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the shared hashing thread is one per process, and replaced once it is no longer usable', async () => {
+  const first = sharedHashThread();
+  expect(sharedHashThread()).toBe(first);
+  const view = new Uint8Array(1000).fill(1);
+  expect(split(await first.hashBatch([view]))).toEqual([toHex(sha256(view))]);
+  await first.close();
+  expect(first.usable()).toBe(false);
+  const second = sharedHashThread();
+  expect(second).not.toBe(first);
+  expect(split(await second.hashBatch([view]))).toEqual([toHex(sha256(view))]);
 });
