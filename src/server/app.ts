@@ -20,6 +20,7 @@ import { projectsRoutes } from './domains/projects/projects.rest.ts';
 import { versionsRoutes } from './domains/projects/versions.rest.ts';
 import { storeRoutes } from './domains/store/store.rest.ts';
 import { credentialsRoutes } from './domains/users/credentials.rest.ts';
+import { deploysRoutes } from './domains/deploys/deploys.rest.ts';
 import { usersRoutes } from './domains/users/users.rest.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { errorHandler } from './http/error-handler.ts';
@@ -60,6 +61,7 @@ export function createApp(deps: Deps) {
         .use(externalAuthRoutes(deps))
         .use(usersRoutes(deps))
         .use(credentialsRoutes(deps))
+        .use(deploysRoutes(deps))
         .use(projectsRoutes(deps))
         .use(invitesRoutes(deps))
         .use(branchesRoutes(deps))

@@ -57,11 +57,12 @@ export const configVariables = [
   ['DISCORD_URL', 'https://discord.com', 'Discord address (authorization, token and user endpoints)'],
   ['ITCH_CLIENT_ID', '(none)', 'itch.io OAuth application client id: offers sign-in with itch.io'],
   ['ITCH_URL', 'https://itch.io', 'itch.io address (authorization page)'],
-  ['ITCH_API_URL', 'https://api.itch.io', 'itch.io API address (the signed-in profile)'],
+  ['ITCH_API_URL', 'https://api.itch.io', 'itch.io API address (the signed-in profile; deploy keys and their games)'],
   ['STEAM_SIGN_IN', 'false', 'true: offers sign-in with Steam (OpenID 2.0, no registration needed)'],
   ['STEAM_OPENID_URL', 'https://steamcommunity.com/openid/login', 'Steam OpenID 2.0 endpoint; its origin serves the public profiles'],
   ['STEAM_WEB_API_KEY', '(none)', 'Steam Web API key: profiles from GetPlayerSummaries instead of the public community profile'],
   ['STEAM_API_URL', 'https://api.steampowered.com', 'Steam Web API address'],
+  ['BUTLER_PATH', '(none: butler on PATH)', 'itch.io butler program that pushes deploys to itch.io'],
   ['LOCAL_APP_DIR', '(dist/local-app from source; local-app beside the binary)', 'folder of the local companion app builds offered for download (cartridge-helper-<platform>, .exe for windows-x64)'],
   ['CLOUD_PLAY_ICE_SERVERS', '[]', 'cloud play: JSON array of RTCIceServer ({urls, username?, credential?}) given to players and host agents; TURN credentials are never logged'],
   ['CLOUD_PLAY_WIDTH', '1280', 'cloud play: width of the game display, in pixels (320..3840)'],
@@ -174,6 +175,7 @@ const environmentSchema = z.object({
   STEAM_OPENID_URL: httpUrl.default('https://steamcommunity.com/openid/login'),
   STEAM_WEB_API_KEY: clientText.optional(),
   STEAM_API_URL: httpUrl.default('https://api.steampowered.com'),
+  BUTLER_PATH: z.string().min(1).max(4096).optional(),
   LOCAL_APP_DIR: z.string().min(1).max(4096).optional(),
   CLOUD_PLAY_ICE_SERVERS: z
     .string()
@@ -244,6 +246,11 @@ export type Config = {
   jobs: { workers: number; pollMs: number; leaseMs: number };
   /** The external sign-in providers this instance offers (spec §9); one absent is not offered. */
   signIn: SignInConfig;
+  /**
+   * Deploying to storefronts (domains/deploys): itch.io's API (ITCH_API_URL, shared with sign-in) checks
+   * keys and lists their games; butler (BUTLER_PATH, else found on PATH) pushes builds.
+   */
+  deploys: { itchApiUrl: string; butlerPath: string | undefined };
   /**
    * The local companion app's builds offered for download (domains/local-app): the folder holding
    * `cartridge-helper-<platform>` files, and whether the server may build the one of its own platform
@@ -331,6 +338,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     jobs: { workers: values.JOB_WORKERS, pollMs: values.JOB_POLL_MS, leaseMs: values.JOB_LEASE_MS },
     signIn: signInConfigOf(values),
+    deploys: { itchApiUrl: values.ITCH_API_URL, butlerPath: values.BUTLER_PATH },
     localApp: localAppConfigOf(values.LOCAL_APP_DIR),
     cloudPlay: cloudPlayConfigOf(values),
   };

@@ -267,8 +267,10 @@ describe('crash safety of package uploads (the server process is killed with SIG
   test('killed during the resolve job: after its lease ends the restarted worker takes it again and the patch becomes ready', async () => {
     const child = await start({ JOB_LEASE_MS: '1500' });
     const owner = await setUp(child);
-    // A big base: the job checks each of its ~1300 chunks twice and records them all.
+    // A big base: the job checks each of its ~4300 chunks twice and records them all (small files are a
+    // chunk each: enough work that the job is still running when it is seen started, on a fast machine too).
     const baseFiles: Files = { 'data/level.pak': new Uint8Array(randomBytes(64 * MiB)), 'version.txt': new TextEncoder().encode('1\n') };
+    for (let i = 0; i < 3000; i++) baseFiles[`assets/a${i}.bin`] = new Uint8Array(randomBytes(4096));
     const base = await pack(baseFiles);
     const baseUpload = await createUpload(child, owner, base.bytes);
     expect((await json<Package>(await finalize(child, owner, baseUpload, await putParts(child, baseUpload, splitParts(base.bytes, partSize))), 'finalize base')).status).toBe('ready');

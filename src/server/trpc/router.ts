@@ -1,6 +1,7 @@
 import { adminRouter } from '../domains/admin/admin.trpc.ts';
 import { authRouter } from '../domains/auth/auth.trpc.ts';
 import { browserPlayRouter } from '../domains/browser-play/browser-play.trpc.ts';
+import { deploysRouter } from '../domains/deploys/deploys.trpc.ts';
 import { cloudPlayRouter } from '../domains/cloud-play/cloud-play.trpc.ts';
 import { jobStatusRouter } from '../domains/job-status/job-status.trpc.ts';
 import { packageDownloadsRouter } from '../domains/packages/downloads/downloads.trpc.ts';
@@ -19,6 +20,7 @@ export const appRouter = router({
   admin: adminRouter,
   instance: instanceRouter,
   projects: projectsRouter,
+  deploys: deploysRouter,
   store: storeRouter,
   packages: router({ ...packageRecordProcedures, ...packageUploadProcedures }),
   packageDownloads: packageDownloadsRouter,

@@ -45,6 +45,14 @@ import type {
   machineProvideInput,
   machineProvideReplySchema,
 } from '../schemas/cloud-play.ts';
+import type {
+  availableSiteSchema,
+  createDeployCredentialInput,
+  createDeploySiteInput,
+  deletedDeployCredentialSchema,
+  deployCredentialSchema,
+  deploySiteSchema,
+} from '../schemas/deploy.ts';
 import type { localAppDownloadsSchema } from '../schemas/local-helper.ts';
 import type { docsPageSchema, okReplySchema, playUrlSchema } from './replies.ts';
 import { del, get, patch, post, put } from './route.ts';
@@ -137,6 +145,17 @@ export const routes = {
     torrent: get(`${pkg}/torrent`).stream(),
     space: get(`${pkg}/space`).reply<typeof packageSpaceSchema>(),
     play: get(`${pkg}/play`).reply<typeof playUrlSchema>(),
+  },
+  deploys: {
+    /** The caller's deploy credentials (never their keys), each with the deploy sites using it. */
+    credentials: get('/users/me/deploy-credentials').reply<ListOf<typeof deployCredentialSchema>>(),
+    createCredential: post('/users/me/deploy-credentials').body<typeof createDeployCredentialInput>().reply<typeof deployCredentialSchema>(),
+    /** Removes the deploy sites using it too (spec §6), and names them in the reply. */
+    deleteCredential: del('/users/me/deploy-credentials/:deploy_credential').reply<typeof deletedDeployCredentialSchema>(),
+    availableSites: get('/users/me/deploy-credentials/:deploy_credential/available-sites').reply<ListOf<typeof availableSiteSchema>>(),
+    sites: get(`${project}/deploy-sites`).reply<ListOf<typeof deploySiteSchema>>(),
+    createSite: post(`${project}/deploy-sites`).body<typeof createDeploySiteInput>().reply<typeof deploySiteSchema>(),
+    deleteSite: del(`${project}/deploy-sites/:deploy_site`).reply<Ok>(),
   },
   invites: {
     list: get(`${project}/invites`).reply<ListOf<typeof inviteSchema>>(),

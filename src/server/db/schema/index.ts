@@ -4,3 +4,4 @@ export * from './jobs.ts';
 export * from './packages.ts';
 export * from './external-auth.ts';
 export * from './cloud-play.ts';
+export * from './deploys.ts';
