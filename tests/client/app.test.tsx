@@ -219,7 +219,7 @@ describe('profile', () => {
       return row;
     });
     expect(passwordRow.textContent).toContain('User name and password');
-    expect(body().getByText('No deploy credentials yet.')).toBeTruthy();
+    expect(await body().findByText('No deploy credentials yet.')).toBeTruthy();
     expect(await body().findByText('1 session')).toBeTruthy();
     expect(await body().findByText('You have no API tokens yet.')).toBeTruthy();
 

@@ -1,6 +1,6 @@
 import { ArchiveError, toArchiveError } from './errors.ts';
 import { detectAdapters, type ArchiveAdapters } from './adapters.ts';
-import { equalBytes, toHex } from './bytes.ts';
+import { concatBytes, equalBytes, toHex } from './bytes.ts';
 import { listUniqueChunks } from './chunks.ts';
 import { ARCHIVE_MAGIC, DEFAULT_MAX_INDEX_SIZE, FLAG_PATCH, INDEX_HASH_SIZE } from './constants.ts';
 import { encodeHeader } from './format.ts';
@@ -255,14 +255,7 @@ export class BodyReader {
       this.offset += count;
       filled += count;
     }
-    if (parts.length === 1) return parts[0]!;
-    const out = new Uint8Array(length);
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
+    return parts.length === 1 ? parts[0]! : concatBytes(parts, length);
   }
 
   /** The rest of the body (at most `limit` bytes, else invalid_option), copied into one array. */
@@ -277,13 +270,7 @@ export class BodyReader {
       if (size > limit) throw new ArchiveError('invalid_option', `the body is above ${limit} bytes`);
       parts.push(part);
     }
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const part of parts) {
-      out.set(part, at);
-      at += part.length;
-    }
-    return out;
+    return concatBytes(parts, size);
   }
 
   /** Skips `length` bytes without keeping them. */

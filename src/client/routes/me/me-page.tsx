@@ -1,13 +1,12 @@
 import { useEffect } from 'react';
 import { useLocation } from 'wouter';
-import { me_deploy_empty } from '../../paraglide/messages/me_deploy_empty.js';
-import { me_deploy_heading } from '../../paraglide/messages/me_deploy_heading.js';
 import { me_title } from '../../paraglide/messages/me_title.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
-import { EmptyState, LoadingState } from '../../components/states.tsx';
+import { LoadingState } from '../../components/states.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';
 import { rememberReturnTo } from '../../lib/auth/return-to.ts';
 import { CredentialsSection } from './credentials-section.tsx';
+import { DeployCredentialsSection } from './deploy-credentials-section.tsx';
 import { DeleteAccountSection } from './delete-account-section.tsx';
 import { ProfileSection } from './profile-section.tsx';
 import { SessionsSection } from './sessions-section.tsx';
@@ -15,7 +14,7 @@ import { TokensSection } from './tokens-section.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { me_deploy_empty, me_deploy_heading, me_title };
+const m = { me_title };
 
 /** Spec §2 'me': profile, linked credentials, sessions, API tokens, deploy credentials, delete account. */
 export default function MePage() {
@@ -38,10 +37,7 @@ export default function MePage() {
           <CredentialsSection />
           <SessionsSection />
           <TokensSection />
-          <section className="section" aria-labelledby="me-deploy">
-            <h2 id="me-deploy">{m.me_deploy_heading()}</h2>
-            <EmptyState>{m.me_deploy_empty()}</EmptyState>
-          </section>
+          <DeployCredentialsSection />
           <DeleteAccountSection />
         </>
       ) : (

@@ -6,6 +6,7 @@ import type { ViewProps } from '../../routes.ts';
 import NotFound from '../../not-found/not-found-page.tsx';
 import { can, ProjectFrame, projectCrumbs } from '../project-frame.tsx';
 import { ProjectsSidebar } from '../sidebars.tsx';
+import { DeploySitesSection } from './deploy-sites-section.tsx';
 import { DeleteProjectSection } from './delete-project-section.tsx';
 import { GeneralSection } from './general-section.tsx';
 import { InviteLinksSection } from './invite-links-section.tsx';
@@ -58,6 +59,7 @@ export default function ManagePage({ params }: ViewProps) {
               <InviteLinksSection project={loaded} />
             </>
           ) : null}
+          <DeploySitesSection project={loaded} />
           {can(loaded, 'leaveProject') ? <LeaveSection project={loaded} /> : null}
           {can(loaded, 'deleteProject') ? <DeleteProjectSection project={loaded} /> : null}
         </>

@@ -1,0 +1,158 @@
+import { useId, useState, type FormEvent } from 'react';
+import { deploy_credential_add } from '../paraglide/messages/deploy_credential_add.js';
+import { deploy_credential_default_name } from '../paraglide/messages/deploy_credential_default_name.js';
+import { deploy_credential_dialog_title } from '../paraglide/messages/deploy_credential_dialog_title.js';
+import { deploy_credential_key } from '../paraglide/messages/deploy_credential_key.js';
+import { deploy_credential_key_cannot_push } from '../paraglide/messages/deploy_credential_key_cannot_push.js';
+import { deploy_credential_key_hint } from '../paraglide/messages/deploy_credential_key_hint.js';
+import { deploy_credential_key_invalid } from '../paraglide/messages/deploy_credential_key_invalid.js';
+import { deploy_credential_key_refused } from '../paraglide/messages/deploy_credential_key_refused.js';
+import { deploy_credential_keys_page } from '../paraglide/messages/deploy_credential_keys_page.js';
+import { deploy_credential_name } from '../paraglide/messages/deploy_credential_name.js';
+import { deploy_credential_name_hint } from '../paraglide/messages/deploy_credential_name_hint.js';
+import { deploy_credential_provider } from '../paraglide/messages/deploy_credential_provider.js';
+import { deploy_credential_steam_unsupported } from '../paraglide/messages/deploy_credential_steam_unsupported.js';
+import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
+import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
+import { FormField } from '../components/form-field.tsx';
+import { deployProviderLabels, itchKeysPage } from '../lib/deploy-providers.ts';
+import { errorText, toDisplayError } from '../lib/errors.ts';
+import { rich, slot } from '../lib/i18n/rich.tsx';
+import { trpc } from '../lib/trpc.ts';
+import { deployProviderNames, isValidDeployKey, type DeployCredential, type DeployProvider } from '../../shared/schemas/deploy.ts';
+import { Modal } from './modal.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = {
+  deploy_credential_add,
+  deploy_credential_default_name,
+  deploy_credential_dialog_title,
+  deploy_credential_key,
+  deploy_credential_key_cannot_push,
+  deploy_credential_key_hint,
+  deploy_credential_key_invalid,
+  deploy_credential_key_refused,
+  deploy_credential_keys_page,
+  deploy_credential_name,
+  deploy_credential_name_hint,
+  deploy_credential_provider,
+  deploy_credential_steam_unsupported,
+  dialog_cancel,
+  dialog_error_message,
+};
+
+function KeysPageLink() {
+  return (
+    <a href={itchKeysPage} target="_blank" rel="noopener noreferrer">
+      {m.deploy_credential_keys_page()}
+    </a>
+  );
+}
+
+/** The server's refusal in words: itch.io's two key refusals name the keys page; anything else is the catalogued text. */
+function refusalOf(failure: unknown) {
+  const shown = toDisplayError(failure);
+  const reason = (shown.details as { reason?: unknown } | undefined)?.reason;
+  if (reason === 'key_refused') return rich(m.deploy_credential_key_refused({ link: slot('link') }), { link: <KeysPageLink /> });
+  if (reason === 'key_cannot_push') return rich(m.deploy_credential_key_cannot_push({ link: slot('link') }), { link: <KeysPageLink /> });
+  if (shown.code === 'not_supported') return m.deploy_credential_steam_unsupported();
+  return m.dialog_error_message({ text: errorText(shown) });
+}
+
+/**
+ * Spec §2 'add deploy credential': a title (empty: the server names it 'Key {n}'), the storefront (itch.io;
+ * Steam shown with why it is refused) and the key, a password field whose value is sent once and never shown
+ * again. Add stays disabled until the key has the provider's form (§5: itch, exactly 40 letters and digits).
+ * Closes with the created credential, or null when cancelled.
+ */
+export function AddDeployCredentialDialog({ nextNumber, onClose }: { nextNumber: number; onClose: (created: DeployCredential | null) => void }) {
+  const create = trpc.deploys.credentials.create.useMutation();
+  const problemId = useId();
+  const [title, setTitle] = useState('');
+  const [provider, setProvider] = useState<DeployProvider>('itch');
+  const [key, setKey] = useState('');
+  const [refusal, setRefusal] = useState<ReturnType<typeof refusalOf> | undefined>();
+  const keyValid = provider === 'itch' && isValidDeployKey(provider, key);
+  const keyProblem = provider === 'itch' && key !== '' && !keyValid ? m.deploy_credential_key_invalid({ count: String(key.length) }) : undefined;
+  const defaultName = m.deploy_credential_default_name({ n: String(nextNumber) });
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    if (!keyValid || create.isPending) return;
+    setRefusal(undefined);
+    try {
+      onClose(await create.mutateAsync({ title: title.trim() || undefined, provider, key }));
+    } catch (failure) {
+      setRefusal(refusalOf(failure));
+    }
+  };
+
+  return (
+    <Modal title={m.deploy_credential_dialog_title()} onCancel={() => onClose(null)} className="deploy_credential_dialog">
+      <form className="dialog_form" onSubmit={(event) => void submit(event)} noValidate>
+        <FormField label={m.deploy_credential_name()} hint={m.deploy_credential_name_hint({ name: defaultName })}>
+          {(control) => (
+            <input {...control} name="title" className="input" maxLength={64} placeholder={defaultName} value={title} data-autofocus onChange={(event) => setTitle(event.currentTarget.value)} />
+          )}
+        </FormField>
+        <fieldset className="field">
+          <legend>{m.deploy_credential_provider()}</legend>
+          {deployProviderNames
+            .slice()
+            .reverse()
+            .map((name) => (
+              <label className="choice" key={name}>
+                <input
+                  type="radio"
+                  name="provider"
+                  value={name}
+                  checked={provider === name}
+                  onChange={() => {
+                    setProvider(name);
+                    setKey('');
+                  }}
+                />{' '}
+                {deployProviderLabels[name]}
+              </label>
+            ))}
+          {provider === 'steam' ? (
+            <p className="notice" role="note">
+              {m.deploy_credential_steam_unsupported()}
+            </p>
+          ) : null}
+        </fieldset>
+        {provider === 'itch' ? (
+          <FormField label={m.deploy_credential_key()} hint={rich(m.deploy_credential_key_hint({ link: slot('link') }), { link: <KeysPageLink /> })} error={keyProblem}>
+            {(control) => (
+              // Uncontrolled: React would copy a controlled value into the value attribute, and the key stays out of the DOM's markup.
+              <input
+                {...control}
+                name="key"
+                type="password"
+                className="input"
+                autoComplete="off"
+                spellCheck={false}
+                maxLength={512}
+                onChange={(event) => setKey(event.currentTarget.value.trim())}
+              />
+            )}
+          </FormField>
+        ) : null}
+        {refusal ? (
+          <p id={problemId} className="form_problem" role="alert">
+            {refusal}
+          </p>
+        ) : null}
+        <div className="dialog_actions">
+          <button type="button" className="button" onClick={() => onClose(null)}>
+            {m.dialog_cancel()}
+          </button>
+          <button type="submit" className="button button_primary" disabled={!keyValid} aria-disabled={create.isPending ? true : undefined}>
+            {m.deploy_credential_add()}
+          </button>
+        </div>
+      </form>
+    </Modal>
+  );
+}
