@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { registerUser, type TestUser } from '../support/accounts.ts';
+import { startFakeItchApi, type FakeItchApi } from '../support/fake-itch/api.ts';
+import { itchAccount, itchKey } from './deploys-support.ts';
 import { uploadPackage } from '../support/packages.ts';
 import { createProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -11,6 +13,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * and the server stays healthy. A route added later is swept without touching this file.
  */
 let server: TestServer;
+let itch: FakeItchApi;
 let owner: TestUser;
 const ids: Record<string, string> = {};
 
@@ -18,7 +21,10 @@ type Operation = { method: string; path: string; query: string[]; hasBody: boole
 let operations: Operation[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // A deploy credential and site exist, so their routes are swept with real ids too (itch on loopback).
+  const key = itchKey();
+  itch = startFakeItchApi({ keys: { [key]: itchAccount('sweeper') } });
+  server = await startTestServer({ ITCH_API_URL: itch.url });
   owner = await registerUser(server);
   const project = await createProject(server, owner);
   ids.project = project.id;
@@ -30,6 +36,8 @@ beforeAll(async () => {
   ids.session = (await call('GET', '/api/users/me/sessions'))[0].id;
   ids.lang = 'en';
   ids.page = 'index';
+  ids.deploy_credential = (await call('POST', '/api/users/me/deploy-credentials', { provider: 'itch', key, title: 'sweep' })).id;
+  ids.deploy_site = (await call('POST', `/api/projects/${project.id}/deploy-sites`, { credential: ids.deploy_credential, site: 'sweeper/game' })).id;
   const document = (await (await server.fetch('/api/openapi.json')).json()) as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: unknown }>> };
   operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({
@@ -40,7 +48,10 @@ beforeAll(async () => {
     })),
   );
 }, 60_000);
-afterAll(() => server.stop());
+afterAll(async () => {
+  await server.stop();
+  await itch.stop();
+});
 
 const NUL = 'a\u0000b';
 const fieldNames = ['title', 'name', 'password', 'markdown', 'description', 'user', 'role', 'tags', 'entrypoint', 'basePackage', 'packages', 'token', 'parts', 'size', 'expires', 'seats', 'approved', 'isPublic', 'retention', 'tokens', 'images', 'lang', 'intent'];
@@ -110,6 +121,11 @@ test('no operation answers 500 to hostile query values', async () => {
     }
   }
 }, 60_000);
+
+test('the deploy records of the sweep were real (their routes were swept with existing ids)', () => {
+  expect(ids.deploy_credential).toMatch(/^[A-Za-z0-9_-]+$/);
+  expect(ids.deploy_site).toMatch(/^[A-Za-z0-9_-]+$/);
+});
 
 test('after the sweep the server is healthy and the owner still owns the project', async () => {
   expect((await server.fetch('/health')).status).toBe(200);
