@@ -3,7 +3,6 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { auth_password } from '../../paraglide/messages/auth_password.js';
 import { auth_password_hint } from '../../paraglide/messages/auth_password_hint.js';
 import { auth_pending } from '../../paraglide/messages/auth_pending.js';
-import { auth_user_name } from '../../paraglide/messages/auth_user_name.js';
 import { auth_user_name_hint } from '../../paraglide/messages/auth_user_name_hint.js';
 import { dialog_cancel } from '../../paraglide/messages/dialog_cancel.js';
 import { dialog_error_message } from '../../paraglide/messages/dialog_error_message.js';
@@ -19,10 +18,11 @@ import { routes } from '../../../shared/api/routes.ts';
 import { passwordShapeProblem, type PasswordProblem } from '../../../shared/schemas/password-rules.ts';
 import { passwordProblemOf, passwordProblemText } from '../sign-in/password-problem.ts';
 import { credentialsKey } from './credentials-query.ts';
+import { UserNameField } from '../sign-in/user-name-field.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { auth_password, auth_password_hint, auth_pending, auth_user_name, auth_user_name_hint, dialog_cancel, dialog_error_message, me_password_add, me_password_intro, me_password_submit };
+const m = { auth_password, auth_password_hint, auth_pending, auth_user_name_hint, dialog_cancel, dialog_error_message, me_password_add, me_password_intro, me_password_submit };
 
 /**
  * 'Add a password sign-in' for a user who signs in only with providers: a sign-in name and a password,
@@ -71,22 +71,7 @@ export function AddPasswordForm({ id, onClose }: { id: string; onClose: () => vo
     <form id={id} ref={formRef} className="form credential_password_form" onSubmit={submit} aria-labelledby={`${id}-heading`} aria-describedby={problem ? problemId : undefined}>
       <h3 id={`${id}-heading`}>{m.me_password_add()}</h3>
       <p className="section_intro">{m.me_password_intro()}</p>
-      <FormField label={m.auth_user_name()} hint={m.auth_user_name_hint()}>
-        {(control) => (
-          <input
-            {...control}
-            name="name"
-            className="input"
-            autoComplete="username"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            minLength={3}
-            maxLength={32}
-            pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
-          />
-        )}
-      </FormField>
+      <UserNameField hint={m.auth_user_name_hint()} />
       <FormField label={m.auth_password()} hint={m.auth_password_hint()} error={passwordProblem ? passwordProblemText(passwordProblem) : undefined}>
         {(control) => <input {...control} name="password" type="password" className="input" autoComplete="new-password" required minLength={8} maxLength={256} />}
       </FormField>

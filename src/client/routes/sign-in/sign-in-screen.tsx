@@ -17,7 +17,6 @@ import { auth_required_text } from '../../paraglide/messages/auth_required_text.
 import { auth_required_title } from '../../paraglide/messages/auth_required_title.js';
 import { auth_sign_in_submit } from '../../paraglide/messages/auth_sign_in_submit.js';
 import { auth_sign_in_title } from '../../paraglide/messages/auth_sign_in_title.js';
-import { auth_user_name } from '../../paraglide/messages/auth_user_name.js';
 import { auth_user_name_hint } from '../../paraglide/messages/auth_user_name_hint.js';
 import { dialog_error_message } from '../../paraglide/messages/dialog_error_message.js';
 import { not_found_home } from '../../paraglide/messages/not_found_home.js';
@@ -33,10 +32,11 @@ import { fieldValue } from '../../lib/form.ts';
 import { errorText, toDisplayError, type DisplayError } from '../../lib/errors.ts';
 import { passwordShapeProblem } from '../../../shared/schemas/password-rules.ts';
 import { passwordProblemOf, passwordProblemText } from './password-problem.ts';
+import { UserNameField } from './user-name-field.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { auth_already_signed_in, auth_display_name, auth_go_register, auth_go_sign_in, auth_have_account, auth_no_account, auth_other_providers, auth_other_providers_button, auth_password, auth_password_hint, auth_pending, auth_register_submit, auth_register_title, auth_required_text, auth_required_title, auth_sign_in_submit, auth_sign_in_title, auth_user_name, auth_user_name_hint, dialog_error_message, not_found_home };
+const m = { auth_already_signed_in, auth_display_name, auth_go_register, auth_go_sign_in, auth_have_account, auth_no_account, auth_other_providers, auth_other_providers_button, auth_password, auth_password_hint, auth_pending, auth_register_submit, auth_register_title, auth_required_text, auth_required_title, auth_sign_in_submit, auth_sign_in_title, auth_user_name_hint, dialog_error_message, not_found_home };
 
 /**
  * Password sign-in (intent login) and registration (intent register). With `required` it stands in
@@ -113,22 +113,7 @@ export function SignInScreen({ intent, required = false }: { intent: 'login' | '
       <h1>{required ? m.auth_required_title() : title}</h1>
       {required ? <p>{m.auth_required_text()}</p> : null}
       <form className="form auth_form" onSubmit={submit} aria-describedby={problem ? problemId : undefined}>
-        <FormField label={m.auth_user_name()} hint={isRegister ? m.auth_user_name_hint() : undefined}>
-          {(control) => (
-            <input
-              {...control}
-              name="name"
-              className="input"
-              autoComplete="username"
-              autoCapitalize="none"
-              spellCheck={false}
-              required
-              minLength={3}
-              maxLength={32}
-              pattern="[A-Za-z0-9][A-Za-z0-9._\-]*"
-            />
-          )}
-        </FormField>
+        <UserNameField hint={isRegister ? m.auth_user_name_hint() : undefined} />
         <FormField label={m.auth_password()} hint={isRegister ? m.auth_password_hint() : undefined} invalid={Boolean(passwordProblem)}>
           {(control) => (
             <input
