@@ -8,7 +8,7 @@
  * `admin` command on the stopped instance's data, the local app builds of the local-app folder beside it)
  * and PostgreSQL (a fresh database on SMOKE_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres).
  */
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import postgres from 'postgres';
@@ -209,14 +209,14 @@ async function checkDownloadedHelper(running: RunningBinary, folder: string, dow
   mkdirSync(player);
   const file = join(player, 'cartridge-helper');
   const response = await fetch(build.url.replace(/^https?:\/\/[^/]+/, running.url));
-  await Bun.write(file, response);
+  writeFileSync(file, new Uint8Array(await response.arrayBuffer()), { mode: 0o755 });
   chmodSync(file, 0o755);
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: player, CARTRIDGE_HELPER_HOME: join(player, 'state'), CARTRIDGE_HELPER_WORKSPACE: join(player, 'Games'), CARTRIDGE_HELPER_NO_PROMPT: '1' };
   const origin = new URL(running.url).origin;
-  const trust = Bun.spawnSync([file, 'trust', origin], { env, stdout: 'pipe', stderr: 'pipe' });
+  const trust = await spawnFreshExecutable(() => Bun.spawnSync([file, 'trust', origin], { env, stdout: 'pipe', stderr: 'pipe' }));
   check(trust.exitCode === 0, `${running.label}: the downloaded helper trusts ${origin}`, trust.stderr.toString().slice(0, 300));
   const port = await findFreePort();
-  const helper = Bun.spawn([file, '--port', String(port)], { env, stdout: 'pipe', stderr: 'pipe' });
+  const helper = await spawnFreshExecutable(() => Bun.spawn([file, '--port', String(port)], { env, stdout: 'pipe', stderr: 'pipe' }));
   try {
     let reply: Response | undefined;
     for (let attempt = 0; attempt < 100 && reply === undefined; attempt++) {
@@ -231,6 +231,22 @@ async function checkDownloadedHelper(running: RunningBinary, folder: string, dow
   } finally {
     helper.kill();
     await helper.exited;
+  }
+}
+
+/**
+ * Runs a just-written executable. Linux refuses exec with ETXTBSY while any process still holds a
+ * writable descriptor of the file, which a child forked elsewhere in this process at the moment of the
+ * write can keep until its own exec; the refusal passes within moments, so it is retried briefly.
+ */
+async function spawnFreshExecutable<T>(spawn: () => T): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return spawn();
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'ETXTBSY' || attempt >= 50) throw error;
+      await Bun.sleep(100);
+    }
   }
 }
 
