@@ -63,6 +63,7 @@ export const configVariables = [
   ['STEAM_WEB_API_KEY', '(none)', 'Steam Web API key: profiles from GetPlayerSummaries instead of the public community profile'],
   ['STEAM_API_URL', 'https://api.steampowered.com', 'Steam Web API address'],
   ['BUTLER_PATH', '(none: butler on PATH)', 'itch.io butler program that pushes deploys to itch.io'],
+  ['BUTLER_IDLE_TIMEOUT', '600', 'seconds a deploy waits for a word from butler (progress, log) before it stops it and fails the deploy'],
   ['LOCAL_APP_DIR', '(dist/local-app from source; local-app beside the binary)', 'folder of the local companion app builds offered for download (cartridge-helper-<platform>, .exe for windows-x64)'],
   ['CLOUD_PLAY_ICE_SERVERS', '[]', 'cloud play: JSON array of RTCIceServer ({urls, username?, credential?}) given to players and host agents; TURN credentials are never logged'],
   ['CLOUD_PLAY_WIDTH', '1280', 'cloud play: width of the game display, in pixels (320..3840)'],
@@ -176,6 +177,7 @@ const environmentSchema = z.object({
   STEAM_WEB_API_KEY: clientText.optional(),
   STEAM_API_URL: httpUrl.default('https://api.steampowered.com'),
   BUTLER_PATH: z.string().min(1).max(4096).optional(),
+  BUTLER_IDLE_TIMEOUT: z.coerce.number().positive().max(86_400).default(600),
   LOCAL_APP_DIR: z.string().min(1).max(4096).optional(),
   CLOUD_PLAY_ICE_SERVERS: z
     .string()
@@ -248,9 +250,10 @@ export type Config = {
   signIn: SignInConfig;
   /**
    * Deploying to storefronts (domains/deploys): itch.io's API (ITCH_API_URL, shared with sign-in) checks
-   * keys and lists their games; butler (BUTLER_PATH, else found on PATH) pushes builds.
+   * keys and lists their games; butler (BUTLER_PATH, else found on PATH) pushes builds, from a folder per
+   * deploy job under workDir (removed when the job ends, or by the next deploy after a crash).
    */
-  deploys: { itchApiUrl: string; butlerPath: string | undefined };
+  deploys: { itchApiUrl: string; butlerPath: string | undefined; butlerIdleMs: number; workDir: string };
   /**
    * The local companion app's builds offered for download (domains/local-app): the folder holding
    * `cartridge-helper-<platform>` files, and whether the server may build the one of its own platform
@@ -338,7 +341,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     jobs: { workers: values.JOB_WORKERS, pollMs: values.JOB_POLL_MS, leaseMs: values.JOB_LEASE_MS },
     signIn: signInConfigOf(values),
-    deploys: { itchApiUrl: values.ITCH_API_URL, butlerPath: values.BUTLER_PATH },
+    deploys: {
+      itchApiUrl: values.ITCH_API_URL,
+      butlerPath: values.BUTLER_PATH,
+      butlerIdleMs: Math.round(values.BUTLER_IDLE_TIMEOUT * 1000),
+      workDir: join(dataDir, 'tmp', 'deploys'),
+    },
     localApp: localAppConfigOf(values.LOCAL_APP_DIR),
     cloudPlay: cloudPlayConfigOf(values),
   };

@@ -1,6 +1,7 @@
 import { forgetExternalAuthFlowsJob } from './domains/auth/external/external-auth-flows.job.ts';
 import { forgetSignInCountersJob } from './domains/auth/sign-in-counters.job.ts';
 import { cloudPlaySweepJob } from './domains/cloud-play/cloud-play-sweep.job.ts';
+import { deployJob } from './domains/deploys/deploy.job.ts';
 import { chunkCollectionJob } from './domains/packages/blobs/chunk-gc.job.ts';
 import { storageSweepJob } from './domains/packages/blobs/storage-sweep.job.ts';
 import { packagePrepareJob } from './domains/packages/downloads/package-prepare.job.ts';
@@ -24,4 +25,5 @@ export const serverJobs: readonly RunnableJob[] = [
   forgetSignInCountersJob,
   forgetExternalAuthFlowsJob,
   cloudPlaySweepJob,
+  deployJob,
 ];

@@ -200,7 +200,7 @@ describe('the periodic sweep', () => {
     expect(before?.status).toBe('waiting');
     await cloudPlaySweepJob.schedule(server.deps.db, 0);
     const [job] = await server.deps.db.select().from(jobs).where(eq(jobs.kind, cloudPlaySweepJob.kind));
-    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { workerId: 'test', setProgress: async () => {} });
+    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} });
     expect(output.cloudSessionsEnded).toBeGreaterThanOrEqual(1);
     const [after] = await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.id, created.session));
     expect([after?.status, after?.reason]).toEqual(['errored', 'no_machine']);
@@ -214,7 +214,7 @@ describe('the periodic sweep', () => {
       .set({ endedAt: sql`now() - interval '8 days'` })
       .where(eq(cloudSessions.id, created.session));
     const [job] = await server.deps.db.select().from(jobs).where(eq(jobs.kind, cloudPlaySweepJob.kind));
-    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { workerId: 'test', setProgress: async () => {} });
+    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} });
     expect(output.cloudSessionsForgotten).toBeGreaterThanOrEqual(1);
     expect((await player(server, created.token).state()).status).toBe(404);
   });

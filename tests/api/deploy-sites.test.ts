@@ -89,6 +89,9 @@ describe('GET/POST/DELETE /api/projects/{project}/deploy-sites', () => {
       credentialTitle: 'Studio key',
       credentialOwnerTitle: expect.any(String),
       created: expect.any(String),
+      // This server has no butler (no BUTLER_PATH, none on PATH): the site says so before any deploy.
+      deployProblem: 'butler_missing',
+      deployProblemMessage: expect.stringContaining('butler'),
     });
     const viaTrpc = await api.trpc(server.trpc(team.owner.token).deploys.sites.create.mutate({ project: team.project.id, credential: ownerCredential.id, site: 'teamdev/second' }));
     expect(viaTrpc).toMatchObject({ ok: true, value: { site: 'teamdev/second', provider: 'itch' } });

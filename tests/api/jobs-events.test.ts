@@ -8,7 +8,7 @@ import { createKeyring } from '../../src/server/crypto/index.ts';
 import { issueJobToken } from '../../src/server/domains/job-status/job-tokens.ts';
 import { jobStreamTiming } from '../../src/server/jobs/events.ts';
 import { jobUpdateSubscriberCount } from '../../src/server/jobs/notify.ts';
-import { claimJob, completeJob, enqueueJob, failJob, findJob } from '../../src/server/jobs/queue.ts';
+import { appendJobLog, claimJob, completeJob, enqueueJob, failJob, findJob, setJobStage } from '../../src/server/jobs/queue.ts';
 import { createJobSignal } from '../../src/server/jobs/signal.ts';
 import { startJobWorker, type JobContext, type JobWorker } from '../../src/server/jobs/worker.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -128,12 +128,12 @@ describe('POST /jobs and jobs.state', () => {
     const response = await server.fetch('/api/jobs', { method: 'POST', json: { tokens: [queued.token, done.token, queued.token] } });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual([
-      { index: 0, status: 'queued', progress: null, output: null, error: null },
-      { index: 1, status: 'succeeded', progress: null, output: { result: 42 }, error: null },
-      { index: 2, status: 'queued', progress: null, output: null, error: null },
+      { index: 0, status: 'queued', progress: null, stage: null, log: [], output: null, error: null },
+      { index: 1, status: 'succeeded', progress: null, stage: null, log: [], output: { result: 42 }, error: null },
+      { index: 2, status: 'queued', progress: null, stage: null, log: [], output: null, error: null },
     ]);
     expect(await server.trpc().jobs.state.query({ tokens: [done.token] })).toEqual([
-      { index: 0, status: 'succeeded', progress: null, output: { result: 42 }, error: null },
+      { index: 0, status: 'succeeded', progress: null, stage: null, log: [], output: { result: 42 }, error: null },
     ]);
 
     // A tampered token, a token of another instance's secret, garbage: not_found naming the first bad index.
@@ -175,8 +175,8 @@ describe('GET /jobs event stream', () => {
     const stream = await openStream([first.token, second.token]);
 
     // On connect: the current state of each, before any worker runs them.
-    expect(await stream.nextEvent()).toEqual({ type: 'progress', job: 0, status: 'queued', progress: null });
-    expect(await stream.nextEvent()).toEqual({ type: 'progress', job: 1, status: 'queued', progress: null });
+    expect(await stream.nextEvent()).toEqual({ type: 'progress', job: 0, status: 'queued', progress: null, stage: null, log: [] });
+    expect(await stream.nextEvent()).toEqual({ type: 'progress', job: 1, status: 'queued', progress: null, stage: null, log: [] });
 
     worker = startJobWorker(server.deps, [{ kind, execute: handler }], { pollMs: 50, leaseMs: 10_000, concurrency: 2 });
     const ids = [first.id, second.id];
@@ -202,6 +202,8 @@ describe('GET /jobs event stream', () => {
         job: index,
         status: 'succeeded',
         progress: 0.75,
+        stage: null,
+        log: [],
         output: { doubled: index === 0 ? 2 : 10 },
         error: null,
       });
@@ -237,7 +239,7 @@ describe('GET /jobs event stream', () => {
     const events: JobUpdatedEvent[] = [];
     for (let event = await stream.nextEvent(); event !== 'end'; event = await stream.nextEvent()) events.push(event);
     expect(events.slice(0, -1).every((event) => event.type === 'progress')).toBe(true);
-    expect(events.at(-1)).toEqual({ type: 'output', job: 0, status: 'errored', progress: null, output: null, error: 'Error: boom 2' });
+    expect(events.at(-1)).toEqual({ type: 'output', job: 0, status: 'errored', progress: null, stage: null, log: [], output: null, error: 'Error: boom 2' });
     expect(attempts).toBe(2);
   });
 
@@ -250,8 +252,8 @@ describe('GET /jobs event stream', () => {
 
     const started = performance.now();
     const stream = await openStream([errored.token, succeeded.token, errored.token]);
-    expect(await stream.nextEvent()).toEqual({ type: 'output', job: 0, status: 'errored', progress: null, output: null, error: 'it broke' });
-    expect(await stream.nextEvent()).toEqual({ type: 'output', job: 1, status: 'succeeded', progress: null, output: { ok: true }, error: null });
+    expect(await stream.nextEvent()).toEqual({ type: 'output', job: 0, status: 'errored', progress: null, stage: null, log: [], output: null, error: 'it broke' });
+    expect(await stream.nextEvent()).toEqual({ type: 'output', job: 1, status: 'succeeded', progress: null, stage: null, log: [], output: { ok: true }, error: null });
     expect(await stream.nextEvent()).toMatchObject({ type: 'output', job: 2, status: 'errored' });
     expect(await stream.nextEvent()).toBe('end');
     expect(performance.now() - started).toBeLessThan(jobStreamTiming.pollMs);
@@ -352,7 +354,7 @@ describe('GET /jobs event stream', () => {
     try {
       let event = await stream.nextEvent();
       while (event !== 'end' && event.type === 'progress' && event.progress === null) event = await stream.nextEvent();
-      expect(event).toEqual({ type: 'progress', job: 0, status: 'running', progress: 0.5 });
+      expect(event).toEqual({ type: 'progress', job: 0, status: 'running', progress: 0.5, stage: null, log: [] });
       release(job.id, 0.5);
       expect(await stream.nextEvent()).toMatchObject({ type: 'output', status: 'succeeded', output: { from: 'elsewhere' } });
       expect(await stream.nextEvent()).toBe('end');
@@ -360,5 +362,44 @@ describe('GET /jobs event stream', () => {
       await remote.stop();
       if (other !== server.deps.database) await other.close();
     }
+  });
+});
+
+describe('stages and logs', () => {
+  test("a job's stage and log lines reach the stream as they are written, each line once; a new stream starts from the kept lines", async () => {
+    jobStreamTiming.pollMs = 60_000;
+    const kind = freshKind();
+    const job = await newJob(kind);
+    const claimed = await claimJob(server.deps.db, { workerId: 'hand', kinds: [kind], leaseMs: 60_000 });
+    expect(claimed?.id).toBe(job.id);
+    const stream = await openStream([job.token]);
+    expect(await stream.nextEvent()).toEqual({ type: 'progress', job: 0, status: 'running', progress: null, stage: null, log: [] });
+
+    expect(await setJobStage(server.deps.db, { id: job.id, workerId: 'hand', stage: 'downloading', progress: 0.5 })).toBe(true);
+    expect(await stream.nextEvent()).toEqual({ type: 'progress', job: 0, status: 'running', progress: 0.5, stage: 'downloading', log: [] });
+    expect(await appendJobLog(server.deps.db, { id: job.id, workerId: 'hand', lines: ['one', 'tw\u0000o\u001b[1m', 'x'.repeat(900)] })).toBe(true);
+    const logged = await stream.nextEvent();
+    expect(logged).toMatchObject({ stage: 'downloading', log: ['one', 'two[1m', `${'x'.repeat(499)}…`] });
+    // More lines than the job keeps: the stream sends the kept (newest) ones, never a line twice.
+    const many = Array.from({ length: 250 }, (_, index) => `line ${index}`);
+    await appendJobLog(server.deps.db, { id: job.id, workerId: 'hand', lines: many });
+    const burst = await stream.nextEvent();
+    expect(burst !== 'end' && burst.log.length).toBe(200);
+    expect(burst !== 'end' && [burst.log[0], burst.log.at(-1)]).toEqual(['line 50', 'line 249']);
+    // Another worker's writes change nothing.
+    expect(await setJobStage(server.deps.db, { id: job.id, workerId: 'someone-else', stage: 'uploading' })).toBe(false);
+
+    const states = await server.fetch('/api/jobs', { method: 'POST', json: { tokens: [job.token] } });
+    const [state] = (await states.json()) as { stage: string; log: string[] }[];
+    expect(state!.stage).toBe('downloading');
+    expect(state!.log).toEqual(many.slice(-200));
+    const fresh = await openStream([job.token]);
+    const first = await fresh.nextEvent();
+    expect(first !== 'end' && first.log).toEqual(many.slice(-200));
+
+    await completeJob(server.deps.db, { id: job.id, workerId: 'hand', output: { done: true } });
+    expect(await stream.nextEvent()).toEqual({ type: 'output', job: 0, status: 'succeeded', progress: 0.5, stage: 'downloading', log: [], output: { done: true }, error: null });
+    expect(await stream.nextEvent()).toBe('end');
+    fresh.cancel();
   });
 });

@@ -355,7 +355,7 @@ describe('effective retention and the job', () => {
     await createBranch(quiet, withBranches, 'main');
     const withoutBranches = { project: await createProject(quiet, withBranches.owner) };
     const job = { id: 'sweep', kind: 'retention_sweep', payload: {} } as Job;
-    const context = { workerId: 'test', setProgress: async () => {} };
+    const context = { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} };
     // The hourly housekeeping is two jobs: the retention sweep and the queue forgetting finished jobs.
     const sweepHourly = async () => ({
       ...(await retentionSweepJob.execute(quiet.deps, job, context)),

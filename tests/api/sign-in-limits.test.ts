@@ -135,7 +135,7 @@ test('the hourly sweep forgets counters whose window ended, and only those', asy
     { key: 'account:sweep-new', failures: 2, windowStartedAt: new Date() },
   ]);
   const job = { id: 'sweep', kind: forgetSignInCountersJob.kind, payload: {} } as Job;
-  const result = await forgetSignInCountersJob.execute(server.deps, job, { workerId: 'test', setProgress: async () => {} });
+  const result = await forgetSignInCountersJob.execute(server.deps, job, { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} });
   expect(result.signInCountersForgotten).toBeGreaterThanOrEqual(2);
   const left = await server.deps.db
     .select({ key: signInFailures.key })

@@ -1,4 +1,4 @@
-import { addFile, bytesSource, concatBytes, createTree, packArchive, type CompressionAlgorithm } from '../../src/shared/archive/index.ts';
+import { addFile, bytesSource, concatBytes, createTree, MODE_EXECUTABLE, packArchive, type CompressionAlgorithm } from '../../src/shared/archive/index.ts';
 import type { Package, UploadInfo } from '../../src/shared/schemas/packages.ts';
 import { readPackageIndex } from '../../src/server/domains/packages/records/package-content.ts';
 import { findJob } from '../../src/server/jobs/queue.ts';
@@ -12,13 +12,16 @@ export type UploadOptions = {
   title?: string;
   basePackage?: string;
   compression?: CompressionAlgorithm;
+  /** Paths packed with the executable mode bit. */
+  executables?: string[];
 };
 
 /** Packs files into an archive (a patch against basePackage's stored index when given). */
-export async function packFiles(server: TestServer, files: PackageFiles, options: { basePackage?: string; compression?: CompressionAlgorithm } = {}): Promise<Uint8Array> {
+export async function packFiles(server: TestServer, files: PackageFiles, options: { basePackage?: string; compression?: CompressionAlgorithm; executables?: string[] } = {}): Promise<Uint8Array> {
   const tree = createTree();
   for (const [path, content] of Object.entries(files)) {
-    addFile(tree, path, bytesSource(typeof content === 'string' ? new TextEncoder().encode(content) : content));
+    const mode = options.executables?.includes(path) ? MODE_EXECUTABLE : 0;
+    addFile(tree, path, bytesSource(typeof content === 'string' ? new TextEncoder().encode(content) : content), { mode });
   }
   const base = options.basePackage ? await readPackageIndex(server.deps, options.basePackage) : undefined;
   const packed = packArchive(tree, { compression: options.compression ?? 0, base });
@@ -37,7 +40,7 @@ export function splitParts(bytes: Uint8Array, partSize: number): Uint8Array[] {
   return parts;
 }
 
-export async function createPackageRecord(server: TestServer, user: TestUser, projectId: string, body: Record<string, unknown>): Promise<{ id: string; uploadInfo: UploadInfo }> {
+export async function createPackageRecord(server: Pick<TestServer, 'fetch'>, user: TestUser, projectId: string, body: Record<string, unknown>): Promise<{ id: string; uploadInfo: UploadInfo }> {
   const response = await server.fetch(`/api/projects/${projectId}/packages`, { method: 'POST', token: user.token, json: body });
   if (response.status !== 200) throw new Error(`create package: ${response.status} ${await response.text()}`);
   return (await response.json()) as { id: string; uploadInfo: UploadInfo };
@@ -64,7 +67,7 @@ export async function waitForJob(server: TestServer, jobId: string, timeoutMs = 
  * Any archive bytes through the real API: create the record, upload the parts, finalize. The finalize
  * reply is returned as it came (archives the server must refuse are tested with it).
  */
-export async function sendArchive(server: TestServer, user: TestUser, projectId: string, archive: Uint8Array, options: UploadOptions = {}): Promise<{ id: string; finalize: Response }> {
+export async function sendArchive(server: Pick<TestServer, 'fetch' | 'url'>, user: TestUser, projectId: string, archive: Uint8Array, options: UploadOptions = {}): Promise<{ id: string; finalize: Response }> {
   const created = await createPackageRecord(server, user, projectId, {
     size: archive.length,
     title: options.title,

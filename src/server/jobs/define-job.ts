@@ -24,9 +24,14 @@ import { enqueueJob, type EnqueueOptions, type Job } from './queue.ts';
 
 /** What a run may do besides returning its output (stored as the job's jsonb output). */
 export type JobContext = {
+  jobId: string;
   workerId: string;
   /** 0..1; ignored once the lease is lost. */
   setProgress(progress: number): Promise<void>;
+  /** What the job does now, in its kind's words (streamed with its progress); progress too when given. */
+  setStage(stage: string, progress?: number | null): Promise<void>;
+  /** Lines for people to read (the job's log, streamed): never a secret. */
+  appendLog(lines: readonly string[]): Promise<void>;
 };
 
 /** A payload that does not fit its kind's schema: retrying cannot help, so the job fails at once. */
@@ -37,11 +42,14 @@ export class JobPayloadError extends Error {
 /** What the worker needs of a job kind, whatever its payload (Job<never>: any typed execute fits). */
 export type RunnableJob = {
   readonly kind: string;
+  /** false: a failed run ends the job (a lease lost to a dead worker is still taken over). Default true. */
+  readonly retryFailures?: boolean;
   execute(deps: Deps, job: Job<never>, context: JobContext): Promise<unknown>;
 };
 
 export type JobHandle<Kind extends string, Payload, Output> = {
   readonly kind: Kind;
+  readonly retryFailures: boolean;
   readonly payload: z.ZodType<Payload>;
   /** Queues a job (inside the caller's transaction when given one); undefined when deduplicated. */
   enqueue(executor: Executor, payload: Payload, options?: EnqueueOptions): Promise<Job<Payload> | undefined>;
@@ -52,6 +60,12 @@ export type JobHandle<Kind extends string, Payload, Output> = {
 export type JobDefinition<Kind extends string, Schema extends z.ZodType, Output> = {
   kind: Kind;
   payload: Schema;
+  /**
+   * Default true: a run that throws is retried with a backoff until maxAttempts. false for work that
+   * must not be repeated on its own after a failure (a deploy would push another build): the failure
+   * is final, while a run whose worker died is still taken over when its lease ends.
+   */
+  retryFailures?: boolean;
   run(deps: Deps, payload: z.output<Schema>, context: JobContext): Promise<Output>;
 };
 
@@ -68,6 +82,7 @@ export function defineJob<Kind extends string, Schema extends z.ZodType, Output>
   const { kind, payload: schema } = definition;
   return {
     kind,
+    retryFailures: definition.retryFailures ?? true,
     payload: schema as z.ZodType<z.input<Schema>>,
     async enqueue(executor, payload, options = {}) {
       const checked = checkPayload(kind, schema, payload, 'given');

@@ -18,16 +18,21 @@ import type { Job } from './queue.ts';
 export const jobStreamTiming = { pollMs: 2_000, keepAliveMs: 15_000 };
 
 export function jobStateOf(job: Job, index: number): JobState {
-  return { index, status: job.status, progress: job.progress, output: job.output ?? null, error: job.error };
+  return { index, status: job.status, progress: job.progress, stage: job.stage, log: job.log, output: job.output ?? null, error: job.error };
 }
 
-/** The event that describes a job now; a job deleted meanwhile ends as errored. */
-export function jobEventOf(job: Job | undefined, index: number): JobUpdatedEvent {
-  if (!job) return { type: 'output', job: index, status: 'errored', progress: null, output: null, error: 'The job no longer exists' };
+/**
+ * The event that describes a job now; a job deleted meanwhile ends as errored. logSent: how many of the
+ * job's log lines (its logCount) were sent already: the event carries the kept ones written since.
+ */
+export function jobEventOf(job: Job | undefined, index: number, logSent = 0): JobUpdatedEvent {
+  if (!job) return { type: 'output', job: index, status: 'errored', progress: null, stage: null, log: [], output: null, error: 'The job no longer exists' };
+  const unsent = Math.max(0, job.logCount - logSent);
+  const log = unsent === 0 ? [] : job.log.slice(-Math.min(unsent, job.log.length));
   if (job.status === 'succeeded' || job.status === 'errored') {
-    return { type: 'output', job: index, status: job.status, progress: job.progress, output: job.output ?? null, error: job.error };
+    return { type: 'output', job: index, status: job.status, progress: job.progress, stage: job.stage, log, output: job.output ?? null, error: job.error };
   }
-  return { type: 'progress', job: index, status: job.status, progress: job.progress };
+  return { type: 'progress', job: index, status: job.status, progress: job.progress, stage: job.stage, log };
 }
 
 export function serverSentEvent(event: string, data: unknown): string {
@@ -40,7 +45,7 @@ async function readJobs(deps: Deps, ids: string[]): Promise<Map<string, Job>> {
   return new Map(rows.map((row) => [row.id, row]));
 }
 
-type Entry = { index: number; id: string; lastSent: string | undefined; done: boolean };
+type Entry = { index: number; id: string; lastSent: string | undefined; logSent: number; done: boolean };
 
 /**
  * Opens the event stream for jobIds (in token order; repeats allowed, each index gets its events).
@@ -48,7 +53,7 @@ type Entry = { index: number; id: string; lastSent: string | undefined; done: bo
  * it. Throws not_found (details.index) when a job does not exist; nothing is streamed then.
  */
 export async function openJobEventStream(deps: Deps, jobIds: readonly string[], signal?: AbortSignal): Promise<ReadableStream<Uint8Array>> {
-  const entries: Entry[] = jobIds.map((id, index) => ({ index, id, lastSent: undefined, done: false }));
+  const entries: Entry[] = jobIds.map((id, index) => ({ index, id, lastSent: undefined, logSent: 0, done: false }));
   const watched = new Set(jobIds);
   const encoder = new TextEncoder();
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -92,10 +97,12 @@ export async function openJobEventStream(deps: Deps, jobIds: readonly string[], 
   const emit = (rows: Map<string, Job>) => {
     for (const entry of entries) {
       if (entry.done) continue;
-      const event = jobEventOf(rows.get(entry.id), entry.index);
-      const key = JSON.stringify([event.type, event.status, event.progress]);
-      if (key === entry.lastSent) continue;
+      const row = rows.get(entry.id);
+      const event = jobEventOf(row, entry.index, entry.logSent);
+      const key = JSON.stringify([event.type, event.status, event.progress, event.stage]);
+      if (key === entry.lastSent && event.log.length === 0) continue;
       entry.lastSent = key;
+      entry.logSent = row?.logCount ?? entry.logSent;
       if (event.type === 'output') entry.done = true;
       write(serverSentEvent('job_updated', event));
     }

@@ -2,6 +2,7 @@ import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import type { Executor } from '../db/client.ts';
 import { newId } from '../db/ids.ts';
 import { jobs } from '../db/schema/index.ts';
+import { maxJobLogLineLength, maxJobLogLines } from '../../shared/schemas/jobs.ts';
 import { publishJobUpdate } from './notify.ts';
 
 /**
@@ -150,6 +151,44 @@ export async function setJobProgress(db: Executor, input: { id: string; workerId
   if (updated.length === 0) return false;
   await publishJobUpdate(db, input.id);
   return true;
+}
+
+/** A running job's stage (and progress, when given); false when workerId no longer holds it. */
+export async function setJobStage(db: Executor, input: { id: string; workerId: string; stage: string; progress?: number | null }): Promise<boolean> {
+  const progress = input.progress === undefined ? {} : { progress: input.progress === null ? null : Math.min(1, Math.max(0, input.progress)) };
+  const updated = await db.update(jobs).set({ stage: input.stage, ...progress }).where(heldBy(input.id, input.workerId)).returning({ id: jobs.id });
+  if (updated.length === 0) return false;
+  await publishJobUpdate(db, input.id);
+  return true;
+}
+
+/**
+ * Appends lines to a running job's log, keeping the newest maxJobLogLines (each cut to
+ * maxJobLogLineLength characters, control characters but tabs removed); logCount counts them all.
+ */
+export async function appendJobLog(db: Executor, input: { id: string; workerId: string; lines: readonly string[] }): Promise<boolean> {
+  const lines = input.lines.map(cleanLogLine).slice(-maxJobLogLines);
+  if (lines.length === 0) return true;
+  const appended = sql`(${jobs.log} || ${JSON.stringify(lines)}::jsonb)`;
+  const updated = await db
+    .update(jobs)
+    .set({
+      // jsonb arrays take a negative start in a slice only through a subquery: keep the last N elements.
+      log: sql`(select coalesce(jsonb_agg(value order by ordinality), '[]'::jsonb) from jsonb_array_elements(${appended}) with ordinality
+        where ordinality > jsonb_array_length(${appended}) - ${maxJobLogLines})`,
+      logCount: sql`${jobs.logCount} + ${lines.length}`,
+    })
+    .where(heldBy(input.id, input.workerId))
+    .returning({ id: jobs.id });
+  if (updated.length === 0) return false;
+  await publishJobUpdate(db, input.id);
+  return true;
+}
+
+function cleanLogLine(line: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = line.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, '').trimEnd();
+  return clean.length > maxJobLogLineLength ? `${clean.slice(0, maxJobLogLineLength - 1)}…` : clean;
 }
 
 /** Extends the lease of a job still held by workerId (the worker's heartbeat while a handler runs). */

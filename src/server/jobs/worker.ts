@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts';
 import { newId } from '../db/ids.ts';
 import { AppError } from '../errors.ts';
 import { JobPayloadError, type JobContext, type RunnableJob } from './define-job.ts';
-import { claimJob, completeJob, extendJobLease, failJob, setJobProgress, type Job } from './queue.ts';
+import { appendJobLog, claimJob, completeJob, extendJobLease, failJob, setJobProgress, setJobStage, type Job } from './queue.ts';
 
 export type { JobContext } from './define-job.ts';
 
@@ -75,9 +75,16 @@ export function startJobWorker(deps: Deps, jobs: readonly RunnableJob[], options
       );
     }, Math.max(10, Math.floor(options.leaseMs / 3)));
     const context: JobContext = {
+      jobId: job.id,
       workerId,
       setProgress: async (progress) => {
         await setJobProgress(deps.db, { id: job.id, workerId, progress });
+      },
+      setStage: async (stage, progress) => {
+        await setJobStage(deps.db, { id: job.id, workerId, stage, progress });
+      },
+      appendLog: async (lines) => {
+        await appendJobLog(deps.db, { id: job.id, workerId, lines });
       },
     };
     try {
@@ -88,7 +95,7 @@ export function startJobWorker(deps: Deps, jobs: readonly RunnableJob[], options
     } catch (error) {
       // AppError messages are written for users; anything else is logged in full and stored as a summary.
       const message = error instanceof AppError ? error.message : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      const status = await failJob(deps.db, { id: job.id, workerId, error: message, permanent: error instanceof JobPayloadError });
+      const status = await failJob(deps.db, { id: job.id, workerId, error: message, permanent: error instanceof JobPayloadError || runnable.retryFailures === false });
       deps.log.error('job failed', { job: job.id, kind: job.kind, attempt: job.attempts, next: status, error: message });
     } finally {
       clearInterval(heartbeat);

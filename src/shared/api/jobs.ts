@@ -81,3 +81,75 @@ export async function waitForJob(api: ApiClient, token: string, options: WaitFor
     await sleep(options.pollMs, options.signal);
   }
 }
+
+/** What a watcher knows of one job: its state with the whole kept log (not only the newest lines). */
+export type WatchedJob = Omit<JobState, 'index'>;
+
+export type WatchJobsOptions = {
+  signal: AbortSignal;
+  /** Called with the job's index (its token's position) and its state after every change. */
+  onUpdate: (index: number, job: WatchedJob) => void;
+  /** Pause between two POST /jobs while the event stream is unavailable, and before reconnecting. */
+  pollMs: number;
+};
+
+/**
+ * Follows several jobs by their tokens until every one finished (or signal aborts): the GET /jobs event
+ * stream, reconnected when it drops, with one POST /jobs read before each reconnect so nothing is
+ * missed meanwhile. Each (re)connection's first event of a job carries its whole kept log, later ones
+ * the new lines: the watcher keeps the whole log either way. Resolves with the final states.
+ */
+export async function watchJobs(api: ApiClient, tokens: readonly string[], options: WatchJobsOptions): Promise<WatchedJob[]> {
+  const jobs: (WatchedJob | undefined)[] = tokens.map(() => undefined);
+  const finished = () => jobs.every((job) => job !== undefined && (job.status === 'succeeded' || job.status === 'errored'));
+  const set = (index: number, job: WatchedJob) => {
+    jobs[index] = job;
+    options.onUpdate(index, job);
+  };
+  const readStates = async () => {
+    const states = await api.call(routes.jobs.states, { body: { tokens: [...tokens] }, signal: options.signal });
+    for (const { index, ...state } of states) set(index, state);
+  };
+  await readStates();
+  while (!finished()) {
+    const pending = tokens.map((token, index) => ({ token, index })).filter(({ index }) => {
+      const status = jobs[index]?.status;
+      return status !== 'succeeded' && status !== 'errored';
+    });
+    try {
+      const response = await api.call(routes.jobs.events, {
+        query: { token: pending.map((item) => item.token) },
+        headers: { accept: 'text/event-stream' },
+        signal: options.signal,
+        retry: false,
+      });
+      if (response.body && response.headers.get('content-type')?.includes('text/event-stream')) {
+        const seen = new Set<number>();
+        for await (const { event, data } of readEvents(response.body)) {
+          if (event !== 'job_updated') continue;
+          const update = JSON.parse(data) as JobUpdatedEvent;
+          const index = pending[update.job]?.index;
+          if (index === undefined) continue;
+          const before = jobs[index];
+          const log = seen.has(update.job) ? [...(before?.log ?? []), ...update.log] : update.log;
+          seen.add(update.job);
+          set(index, {
+            status: update.status,
+            progress: update.progress,
+            stage: update.stage,
+            log,
+            output: update.type === 'output' ? update.output : null,
+            error: update.type === 'output' ? update.error : (before?.error ?? null),
+          });
+        }
+      }
+    } catch {
+      options.signal.throwIfAborted();
+    }
+    if (finished()) break;
+    await sleep(options.pollMs, options.signal);
+    // The server unreachable for a moment: the next round tries again.
+    await readStates().catch(() => options.signal.throwIfAborted());
+  }
+  return jobs as WatchedJob[];
+}

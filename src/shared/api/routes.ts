@@ -51,7 +51,10 @@ import type {
   createDeploySiteInput,
   deletedDeployCredentialSchema,
   deployCredentialSchema,
+  deployJobSchema,
   deploySiteSchema,
+  deployVersionInput,
+  startedDeploySchema,
 } from '../schemas/deploy.ts';
 import type { localAppDownloadsSchema } from '../schemas/local-helper.ts';
 import type { docsPageSchema, okReplySchema, playUrlSchema } from './replies.ts';
@@ -156,6 +159,10 @@ export const routes = {
     sites: get(`${project}/deploy-sites`).reply<ListOf<typeof deploySiteSchema>>(),
     createSite: post(`${project}/deploy-sites`).body<typeof createDeploySiteInput>().reply<typeof deploySiteSchema>(),
     deleteSite: del(`${project}/deploy-sites/:deploy_site`).reply<Ok>(),
+    /** One job per package (deployVersionToSite); follow them with GET /jobs and their tokens. */
+    deployVersion: post(`${project}/versions/:version/deploy`).body<typeof deployVersionInput>().reply<typeof startedDeploySchema>(),
+    /** The version's deploy jobs of the last week, newest first, each with its token (members). */
+    versionDeploys: get(`${project}/versions/:version/deploys`).reply<ListOf<typeof deployJobSchema>>(),
   },
   invites: {
     list: get(`${project}/invites`).reply<ListOf<typeof inviteSchema>>(),

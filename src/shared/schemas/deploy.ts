@@ -78,6 +78,10 @@ export const createDeploySiteInput = z.object({
 });
 export type CreateDeploySiteInput = z.input<typeof createDeploySiteInput>;
 
+/** What a deploy site is missing to take deploys now (shown before a deploy starts), or null. */
+export const deployProblemSchema = z.enum(['butler_missing', 'steam_not_supported']).nullable();
+export type DeployProblem = z.infer<typeof deployProblemSchema>;
+
 export const deploySiteSchema = z.object({
   id: z.string(),
   provider: deployProviderSchema,
@@ -88,6 +92,10 @@ export const deploySiteSchema = z.object({
   /** Who owns the credential (a member may use only their own credentials to add sites). */
   credentialOwnerTitle: z.string(),
   created: z.string(),
+  /** Why a deploy to this site cannot start on this server now (butler not installed; Steam), or null. */
+  deployProblem: deployProblemSchema,
+  /** The sentence that explains deployProblem (English; the client words it in its language), or null. */
+  deployProblemMessage: z.string().nullable(),
 });
 export type DeploySite = z.infer<typeof deploySiteSchema>;
 
@@ -113,3 +121,98 @@ export function parseDeploySiteAddress(provider: DeployProvider, address: string
   const appId = Number(digits);
   return appId >= 1 && appId <= 0xffff_ffff ? String(appId) : undefined;
 }
+
+/**
+ * An itch.io channel name: butler lowercases it; letters, digits, '-', '_' and '.' (itch shows it as
+ * the build's platform label, so nothing that needs quoting).
+ */
+export const deployChannelSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'lower-case letters, digits, ".", "_" and "-"');
+
+/**
+ * Spec §5 itch channel: the tag values after the colon, sorted, joined with '-', or 'default' for a
+ * package without tags ('os:linux', 'bits:64' -> '64-linux').
+ */
+export function defaultItchChannel(tags: readonly string[]): string {
+  const values = tags
+    .map((tag) => tag.slice(tag.indexOf(':') + 1).toLowerCase())
+    .filter((value) => value.length > 0)
+    .sort();
+  return values.length > 0 ? values.join('-') : 'default';
+}
+
+/** Spec §5 refusals of a deploy, word for word (the dialog shows them before asking the server). */
+export const noPackagesToDeployMessage = 'No packages to deploy.';
+export function sharedChannelMessage(count: number, channel: string): string {
+  return `Multiple packages cannot be deployed to a single channel. Currently ${count} packages are set to deploy to channel ${channel}.`;
+}
+
+/** The first channel given to two or more packages (in the order given), with how many; undefined when none is. */
+export function findSharedChannel(entries: readonly { channel: string }[]): { channel: string; count: number } | undefined {
+  const counts = new Map<string, number>();
+  for (const entry of entries) counts.set(entry.channel, (counts.get(entry.channel) ?? 0) + 1);
+  for (const [channel, count] of counts) if (count > 1) return { channel, count };
+  return undefined;
+}
+
+/**
+ * POST /projects/{project}/versions/{version}/deploy {site, packages[{package, channel}]}: one job per
+ * package. An empty list is refused with noPackagesToDeployMessage, a shared channel with
+ * sharedChannelMessage (both bad_param, checked by the service so REST and tRPC say the same words).
+ */
+export const deployVersionInput = z.object({
+  site: deploySiteIdSchema,
+  packages: z.array(z.object({ package: recordIdSchema, channel: deployChannelSchema })).max(50),
+});
+export type DeployVersionInput = z.input<typeof deployVersionInput>;
+
+/** A deploy job's stages while it runs (spec §4), after 'queued' and before 'succeeded' or 'errored'. */
+export const deployStageNames = ['downloading', 'unpacking', 'uploading'] as const;
+export type DeployStage = (typeof deployStageNames)[number];
+
+/** Spec §4 deploy job states, as the dialog shows them. */
+export const deployStateNames = ['queued', ...deployStageNames, 'succeeded', 'errored'] as const;
+export type DeployState = (typeof deployStateNames)[number];
+
+/** The spec §4 state of a deploy job from its queue status and stage. */
+export function deployStateOf(status: 'queued' | 'running' | 'succeeded' | 'errored', stage: string | null): DeployState {
+  if (status !== 'running') return status;
+  return (deployStageNames as readonly string[]).includes(stage ?? '') ? (stage as DeployStage) : 'downloading';
+}
+
+/** A deploy job's output once it succeeded. */
+export const deployOutputSchema = z.object({
+  /** itch: 'developer/game:channel', as butler was given it. */
+  target: z.string(),
+  channel: z.string(),
+  /** The storefront's build id (itch: the wharf build butler created), null if it did not say. */
+  buildId: z.number().nullable(),
+});
+export type DeployOutput = z.infer<typeof deployOutputSchema>;
+
+/** One deploy job: what it deploys where, and the token that follows it (GET /jobs, POST /jobs). */
+export const deployJobSchema = z.object({
+  job: z.string(),
+  token: z.string(),
+  package: z.string(),
+  packageTitle: z.string(),
+  versionId: z.string(),
+  /** The deploy site's id and address at the time the deploy started (the site may be deleted since). */
+  siteId: z.string(),
+  site: z.string(),
+  provider: deployProviderSchema,
+  channel: z.string(),
+  status: z.enum(['queued', 'running', 'succeeded', 'errored']),
+  state: z.enum(deployStateNames),
+  created: z.string(),
+  /** Who started it (null when that account is gone). */
+  startedBy: z.string().nullable(),
+});
+export type DeployJob = z.infer<typeof deployJobSchema>;
+
+/** The reply of POST .../deploy: the jobs started, in the order of the request's packages. */
+export const startedDeploySchema = z.object({ jobs: z.array(deployJobSchema) });
+export type StartedDeploy = z.infer<typeof startedDeploySchema>;

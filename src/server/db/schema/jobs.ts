@@ -25,6 +25,11 @@ export const jobs = pgTable(
     /** 0..1 while running; published as job_updated events by the packages issue. */
     progress: doublePrecision('progress'),
     error: text('error'),
+    /** What a running job is doing, in its kind's words (a deploy: downloading, unpacking, uploading). */
+    stage: text('stage'),
+    /** The newest lines (at most maxJobLogLines) the job wrote for people to read; logCount counts every line ever written. */
+    log: jsonb('log').$type<string[]>().notNull().default([]),
+    logCount: integer('log_count').notNull().default(0),
     attempts: integer('attempts').notNull().default(0),
     maxAttempts: integer('max_attempts').notNull().default(3),
     runAt: time('run_at').notNull().defaultNow(),

@@ -9,8 +9,11 @@ import {
   deployCredentialSchema,
   deploySiteIdSchema,
   deploySiteSchema,
+  deployJobSchema,
+  startedDeploySchema,
 } from '../../../shared/schemas/deploy.ts';
 import { projectIdSchema } from '../../../shared/schemas/projects.ts';
+import { versionIdSchema } from '../../../shared/schemas/versions.ts';
 import type { Deps } from '../../deps.ts';
 import { actorResolver } from '../../http/actor.ts';
 import {
@@ -22,10 +25,12 @@ import {
   listDeployCredentials,
   listDeploySites,
 } from './deploys.service.ts';
+import { deployVersion, listVersionDeploys } from './deploy-version.service.ts';
 
 const ok = z.object({ ok: z.boolean() });
 const byCredential = z.object({ deploy_credential: deployCredentialIdSchema });
 const byProject = z.object({ project: projectIdSchema });
+const byVersion = byProject.extend({ version: versionIdSchema });
 
 /** Deploy credentials (/users/me) and deploy sites (/projects/{project}), spec §7. */
 export function deploysRoutes(deps: Deps) {
@@ -69,5 +74,17 @@ export function deploysRoutes(deps: Deps) {
         return { ok: true };
       },
       { params: byProject.extend({ deploy_site: deploySiteIdSchema }), response: ok, detail: { summary: 'Delete a deploy site (deleteDeploySite)' } },
-    );
+    )
+    // The body is checked by the service: its refusals carry the spec's words (no packages, shared channel).
+    .post('/projects/:project/versions/:version/deploy', ({ actor, params, body }) => deployVersion(deps, actor, params.project, params.version, body), {
+      params: byVersion,
+      body: z.unknown(),
+      response: startedDeploySchema,
+      detail: { summary: "Deploy the version's packages to a deploy site, one job per package (deployVersionToSite); follow them with GET /jobs" },
+    })
+    .get('/projects/:project/versions/:version/deploys', ({ actor, params }) => listVersionDeploys(deps, actor, params.project, params.version), {
+      params: byVersion,
+      response: z.array(deployJobSchema),
+      detail: { summary: "The version's deploy jobs of the last week, newest first, with their tokens (members)" },
+    });
 }

@@ -15,13 +15,14 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { requireUser, type Actor } from '../auth/actor.ts';
 import { loadProjectAccess, requireAction, requireMember } from '../projects/access.ts';
+import { butlerMissingMessage, findButler } from './butler.ts';
 import { checkItchKey, listItchGames } from './itch-api.ts';
 
 /** More would be a mistake or abuse; the limits keep lists and confirmations readable. */
 const maxCredentialsPerUser = 100;
 const maxSitesPerProject = 100;
 
-const steamNotSupported = () =>
+export const steamNotSupported = () =>
   new AppError(
     'not_supported',
     'Steam deploy credentials are not supported: Steam uploads builds through SteamPipe with a builder account and Steam Guard, which this server cannot sign in to. Deploy to itch.io, or upload to Steam with steamcmd.',
@@ -137,8 +138,16 @@ const siteColumns = {
   createdAt: deploySites.createdAt,
 };
 
-function describeSite(row: SiteRow): DeploySite {
+/** Why deploys to a site cannot start here now: Steam is not supported; itch.io needs butler installed. */
+function deployProblemOf(deps: Pick<Deps, 'config'>, provider: SiteRow['provider']): Pick<DeploySite, 'deployProblem' | 'deployProblemMessage'> {
+  if (provider === 'steam') return { deployProblem: 'steam_not_supported', deployProblemMessage: steamNotSupported().message };
+  if (!findButler(deps.config.deploys)) return { deployProblem: 'butler_missing', deployProblemMessage: butlerMissingMessage };
+  return { deployProblem: null, deployProblemMessage: null };
+}
+
+function describeSite(deps: Pick<Deps, 'config'>, row: SiteRow): DeploySite {
   return {
+    ...deployProblemOf(deps, row.provider),
     id: row.id,
     provider: row.provider,
     site: row.site,
@@ -162,7 +171,7 @@ export async function listDeploySites(deps: Deps, actor: Actor, projectId: strin
   const access = await loadProjectAccess(deps, actor, projectId);
   requireMember(access);
   const rows = await selectSites(deps.db).where(eq(deploySites.projectId, projectId)).orderBy(asc(deploySites.createdAt), asc(deploySites.id));
-  return rows.map(describeSite);
+  return rows.map((row) => describeSite(deps, row));
 }
 
 /**
@@ -191,7 +200,7 @@ export async function createDeploySite(deps: Deps, actor: Actor, projectId: stri
     const id = newId();
     await tx.insert(deploySites).values({ id, projectId, credentialId: credential.id, provider: credential.provider, site, createdBy: user.userId });
     const [row] = await selectSites(tx).where(eq(deploySites.id, id));
-    return describeSite(row!);
+    return describeSite(deps, row!);
   });
 }
 

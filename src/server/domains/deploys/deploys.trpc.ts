@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { createDeployCredentialInput, createDeploySiteInput, deployCredentialIdSchema, deploySiteIdSchema } from '../../../shared/schemas/deploy.ts';
+import { deployVersionInput } from '../../../shared/schemas/deploy.ts';
 import { projectIdSchema } from '../../../shared/schemas/projects.ts';
+import { versionIdSchema } from '../../../shared/schemas/versions.ts';
+import { deployVersion, listVersionDeploys } from './deploy-version.service.ts';
 import { procedure, router } from '../../trpc/init.ts';
 import {
   createDeployCredential,
@@ -14,6 +17,7 @@ import {
 
 const byCredential = z.object({ credential: deployCredentialIdSchema });
 const byProject = z.object({ project: projectIdSchema });
+const byVersion = byProject.extend({ version: versionIdSchema });
 
 /** deploys.credentials.* and deploys.sites.*: the REST routes' services (deploys.rest.ts). */
 export const deploysRouter = router({
@@ -32,5 +36,12 @@ export const deploysRouter = router({
       await deleteDeploySite(ctx.deps, ctx.actor, input.project, input.site);
       return { ok: true };
     }),
+  }),
+  /** deploys.version.start and deploys.version.list: POST .../versions/{version}/deploy and GET .../deploys. */
+  version: router({
+    start: procedure
+      .input(byVersion.extend(deployVersionInput.shape))
+      .mutation(({ ctx, input }) => deployVersion(ctx.deps, ctx.actor, input.project, input.version, { site: input.site, packages: input.packages })),
+    list: procedure.input(byVersion).query(({ ctx, input }) => listVersionDeploys(ctx.deps, ctx.actor, input.project, input.version)),
   }),
 });
