@@ -10,6 +10,7 @@ import {
   deploySiteIdSchema,
   deploySiteSchema,
   deployJobSchema,
+  deployVersionInput,
   startedDeploySchema,
 } from '../../../shared/schemas/deploy.ts';
 import { projectIdSchema } from '../../../shared/schemas/projects.ts';
@@ -75,10 +76,10 @@ export function deploysRoutes(deps: Deps) {
       },
       { params: byProject.extend({ deploy_site: deploySiteIdSchema }), response: ok, detail: { summary: 'Delete a deploy site (deleteDeploySite)' } },
     )
-    // The body is checked by the service: its refusals carry the spec's words (no packages, shared channel).
+    // The spec's refusals in words (no packages, a shared channel) come from the service, for REST and tRPC alike.
     .post('/projects/:project/versions/:version/deploy', ({ actor, params, body }) => deployVersion(deps, actor, params.project, params.version, body), {
       params: byVersion,
-      body: z.unknown(),
+      body: deployVersionInput,
       response: startedDeploySchema,
       detail: { summary: "Deploy the version's packages to a deploy site, one job per package (deployVersionToSite); follow them with GET /jobs" },
     })
