@@ -39,6 +39,7 @@ export const configVariables = [
   ['DOWNLOAD_URL_MINUTES', '60', 'minutes a signed package download URL works (a download already started finishes)'],
   ['DOWNLOAD_CACHE_SIZE', '10737418240', 'bytes of local disk (DATA_DIR/cache/downloads) for ready-made ZIPs and archives, least recently used dropped first (0 = none: downloads are generated for every request)'],
   ['JOB_WORKERS', '1', 'jobs this process runs at once (retention, ...); 0 = this process runs no jobs'],
+  ['DEPLOY_WORKERS', '2', 'deploys to storefronts this process runs at once, besides JOB_WORKERS (with JOB_WORKERS=0, none)'],
   ['JOB_POLL_MS', '1000', 'how often an idle job worker looks for due jobs, in milliseconds'],
   ['JOB_LEASE_MS', '60000', 'how long a running job stays with its process without a heartbeat; a job of a crashed process is taken over after it'],
   ['GITHUB_CLIENT_ID', '(none)', 'GitHub OAuth app client id: with GITHUB_CLIENT_SECRET, offers sign-in with GitHub'],
@@ -153,6 +154,7 @@ const environmentSchema = z.object({
   DOWNLOAD_URL_MINUTES: z.coerce.number().positive().max(60 * 24 * 365).default(60),
   DOWNLOAD_CACHE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
   JOB_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  DEPLOY_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   JOB_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
   JOB_LEASE_MS: z.coerce.number().int().min(300).max(86_400_000).default(60_000),
   GITHUB_CLIENT_ID: clientText.optional(),
@@ -245,7 +247,7 @@ export type Config = {
    * and the lease a claim holds without a heartbeat (renewed every third of it; a crashed process's job
    * is taken over once it ends).
    */
-  jobs: { workers: number; pollMs: number; leaseMs: number };
+  jobs: { workers: number; deployWorkers: number; pollMs: number; leaseMs: number };
   /** The external sign-in providers this instance offers (spec §9); one absent is not offered. */
   signIn: SignInConfig;
   /**
@@ -339,7 +341,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       cacheDir: join(dataDir, 'cache', 'downloads'),
       cacheBytes: values.DOWNLOAD_CACHE_SIZE,
     },
-    jobs: { workers: values.JOB_WORKERS, pollMs: values.JOB_POLL_MS, leaseMs: values.JOB_LEASE_MS },
+    jobs: { workers: values.JOB_WORKERS, deployWorkers: values.DEPLOY_WORKERS, pollMs: values.JOB_POLL_MS, leaseMs: values.JOB_LEASE_MS },
     signIn: signInConfigOf(values),
     deploys: {
       itchApiUrl: values.ITCH_API_URL,

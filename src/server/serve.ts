@@ -12,14 +12,19 @@ import { defaultPlayOrigin, playListenPort } from './browser-play/play-origin.ts
 import { startPlayServer } from './browser-play/play-server.ts';
 
 /**
- * This process's share of the job queue (JOB_WORKERS loops over the kinds of jobs-list.ts; none with 0,
- * when other processes run the jobs). Also makes sure each periodic job (the sweeps) is queued: every
+ * This process's share of the job queue: JOB_WORKERS loops over the kinds of jobs-list.ts, and
+ * DEPLOY_WORKERS more over the deploy lane's (define-job.ts JobLane); none with JOB_WORKERS=0, when
+ * other processes run the jobs. Also makes sure each periodic job (the sweeps) is queued: every
  * process tries, one row each results.
  */
 function startJobs(deps: Deps): { stop(): Promise<void> } {
-  const { workers, pollMs, leaseMs } = deps.config.jobs;
+  const { workers, deployWorkers, pollMs, leaseMs } = deps.config.jobs;
   if (workers === 0) return { stop: async () => {} };
-  const worker: JobWorker = startJobWorker(deps, serverJobs, { pollMs, leaseMs, concurrency: workers });
+  const general = serverJobs.filter((job) => job.lane === undefined);
+  const deploys = serverJobs.filter((job) => job.lane === 'deploys');
+  const loops: JobWorker[] = [startJobWorker(deps, general, { pollMs, leaseMs, concurrency: workers })];
+  if (deploys.length > 0 && deployWorkers > 0) loops.push(startJobWorker(deps, deploys, { pollMs, leaseMs, concurrency: deployWorkers }));
+  const worker = { stop: () => Promise.all(loops.map((loop) => loop.stop())) };
   const scheduling = schedulePeriodicJobs(deps.db, serverJobs).catch((error) =>
     deps.log.error('scheduling the periodic sweeps failed', { error: String(error) }),
   );

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { existsSync, readdirSync } from 'node:fs';
-import { eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { defaultItchChannel, findSharedChannel, noPackagesToDeployMessage, sharedChannelMessage, type DeployJob } from '../../src/shared/schemas/deploy.ts';
 import type { JobUpdatedEvent } from '../../src/shared/schemas/jobs.ts';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 import { jobs } from '../../src/server/db/schema/index.ts';
 import { deployJob } from '../../src/server/domains/deploys/deploy.job.ts';
+import { findJob } from '../../src/server/jobs/queue.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { readEvents } from '../../src/shared/api/jobs.ts';
 import { registerUser } from '../support/accounts.ts';
@@ -227,7 +228,17 @@ describe('failures', () => {
     butler.control({ mode: 'hang' });
     try {
       const reply = await deploy({ site: siteId, packages: [{ package: windows.id, channel: 'hangs' }] });
+      // While the deploy waits on butler, the general job loops still run other work: a patch's resolve
+      // finishes before the deploy does (it would wait for the deploy's end if they shared the loops).
+      for (let tries = 0; (await findJob(server.deps.db, reply.body.jobs[0].job))?.stage !== 'uploading'; tries++) {
+        expect(tries).toBeLessThan(400);
+        await Bun.sleep(25);
+      }
+      const patch = await uploadPackage(server, team.owner, team.project.id, { ...files.windows, 'Game.exe': 'MZ patched' }, { basePackage: windows.id });
+      expect(patch.status).toBe('ready');
+      const [resolved] = await server.deps.db.select().from(jobs).where(eq(jobs.kind, 'resolve')).orderBy(desc(jobs.createdAt)).limit(1);
       const done = await waitForJob(server, reply.body.jobs[0].job, 30_000);
+      expect(resolved!.finishedAt!.getTime()).toBeLessThan(done.finishedAt!.getTime());
       expect(done.status).toBe('errored');
       expect(done.error).toContain('said nothing for 2 s');
     } finally {

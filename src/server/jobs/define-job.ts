@@ -44,12 +44,21 @@ export type RunnableJob = {
   readonly kind: string;
   /** false: a failed run ends the job (a lease lost to a dead worker is still taken over). Default true. */
   readonly retryFailures?: boolean;
+  /** The worker loops that run it (serve.ts); undefined: the general ones. */
+  readonly lane?: JobLane;
   execute(deps: Deps, job: Job<never>, context: JobContext): Promise<unknown>;
 };
+
+/**
+ * 'deploys': jobs that run for minutes (a push to a storefront) get loops of their own (DEPLOY_WORKERS),
+ * so they never hold up the short ones (resolves, downloads, sweeps) of the general loops (JOB_WORKERS).
+ */
+export type JobLane = 'deploys';
 
 export type JobHandle<Kind extends string, Payload, Output> = {
   readonly kind: Kind;
   readonly retryFailures: boolean;
+  readonly lane?: JobLane;
   readonly payload: z.ZodType<Payload>;
   /** Queues a job (inside the caller's transaction when given one); undefined when deduplicated. */
   enqueue(executor: Executor, payload: Payload, options?: EnqueueOptions): Promise<Job<Payload> | undefined>;
@@ -66,6 +75,7 @@ export type JobDefinition<Kind extends string, Schema extends z.ZodType, Output>
    * is final, while a run whose worker died is still taken over when its lease ends.
    */
   retryFailures?: boolean;
+  lane?: JobLane;
   run(deps: Deps, payload: z.output<Schema>, context: JobContext): Promise<Output>;
 };
 
@@ -83,6 +93,7 @@ export function defineJob<Kind extends string, Schema extends z.ZodType, Output>
   return {
     kind,
     retryFailures: definition.retryFailures ?? true,
+    lane: definition.lane,
     payload: schema as z.ZodType<z.input<Schema>>,
     async enqueue(executor, payload, options = {}) {
       const checked = checkPayload(kind, schema, payload, 'given');

@@ -10,6 +10,7 @@ import { runDeploy } from './deploy-run.ts';
 export const deployJob = defineJob({
   kind: 'deploy',
   retryFailures: false,
+  lane: 'deploys',
   payload: z.object({
     siteId: z.string(),
     packageId: z.string(),

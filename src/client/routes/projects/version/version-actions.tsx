@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
 import { version_actions_label } from '../../../paraglide/messages/version_actions_label.js';
 import { version_delete } from '../../../paraglide/messages/version_delete.js';
@@ -8,7 +9,9 @@ import { version_edit } from '../../../paraglide/messages/version_edit.js';
 import { version_edit_title } from '../../../paraglide/messages/version_edit_title.js';
 import { version_repost } from '../../../paraglide/messages/version_repost.js';
 import { version_save } from '../../../paraglide/messages/version_save.js';
+import { version_deploy } from '../../../paraglide/messages/version_deploy.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
+import { openDeployToSiteDialog, versionDeploysKey } from '../../../dialogs/deploy-to-site-dialog.tsx';
 import { VersionFormDialog } from '../../../dialogs/new-version-dialog.tsx';
 import { SelectBranchDialog } from '../../../dialogs/select-branch-dialog.tsx';
 import { toDisplayError } from '../../../lib/errors.ts';
@@ -19,12 +22,16 @@ import { projectHref } from '../links.ts';
 import { can } from '../project-frame.tsx';
 import { invalidatePublishes } from '../branch/invalidate.ts';
 import { InUseMessage } from './in-use-message.tsx';
+import { useResumeDeploy } from './version-deploys.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { version_actions_label, version_delete, version_delete_refused_title, version_delete_text, version_delete_title, version_edit, version_edit_title, version_repost, version_save };
+const m = { version_actions_label, version_delete, version_delete_refused_title, version_delete_text, version_delete_title, version_deploy, version_edit, version_edit_title, version_repost, version_save };
 
-/** Repost in a branch, edit, delete: each only when userPossibleActions allows it; none → no toolbar. */
+/**
+ * Repost in a branch, deploy to site, edit, delete: each only when userPossibleActions allows it; none → no
+ * toolbar. A deploy this tab started and did not close reopens its dialog after a reload.
+ */
 export function VersionActions({ project, version, onPublished }: { project: Project; version: Version; onPublished: () => void }) {
   const dialogs = useDialogs();
   const utils = trpc.useUtils();
@@ -32,10 +39,16 @@ export function VersionActions({ project, version, onPublished }: { project: Pro
   const publish = trpc.projects.versions.publish.useMutation();
   const patch = trpc.projects.versions.patch.useMutation();
   const remove = trpc.projects.versions.delete.useMutation();
+  const queryClient = useQueryClient();
+  const refreshDeploys = () => void queryClient.invalidateQueries({ queryKey: versionDeploysKey(project.id, version.id) });
+  useResumeDeploy(project, version.id, refreshDeploys);
   const canPublish = can(project, 'publishVersion');
+  const canDeploy = can(project, 'deployVersionToSite');
   const canEdit = can(project, 'patchVersion');
   const canDelete = can(project, 'deleteVersion');
-  if (!canPublish && !canEdit && !canDelete) return null;
+  if (!canPublish && !canDeploy && !canEdit && !canDelete) return null;
+
+  const deploy = () => openDeployToSiteDialog(dialogs, { project, versionId: version.id, onStarted: refreshDeploys });
 
   const repost = async () => {
     const done = await dialogs.open<boolean>((close) => (
@@ -104,6 +117,11 @@ export function VersionActions({ project, version, onPublished }: { project: Pro
       {canPublish ? (
         <button type="button" className="button button_primary" onClick={() => void repost()}>
           {m.version_repost()}
+        </button>
+      ) : null}
+      {canDeploy ? (
+        <button type="button" className="button" onClick={() => void deploy()}>
+          {m.version_deploy()}
         </button>
       ) : null}
       {canEdit ? (

@@ -11,6 +11,7 @@ import { ProjectFrame, projectCrumbs } from '../project-frame.tsx';
 import { VersionsSidebar } from '../sidebars.tsx';
 import { VersionActions } from './version-actions.tsx';
 import { VersionBranches } from './version-branches.tsx';
+import { VersionDeploys } from './version-deploys.tsx';
 import { VersionDetails } from './version-details.tsx';
 
 /**
@@ -52,6 +53,7 @@ export default function VersionPage({ params }: ViewProps) {
             <VersionDetails version={versionData} projectId={projectId} branchId={branchId} />
             <VersionActions project={project} version={versionData} onPublished={() => setPublishCount((count) => count + 1)} />
             <VersionBranches key={`${versionData.id}-${publishCount}`} projectId={projectId} versionId={versionId} />
+            <VersionDeploys project={project} versionId={versionData.id} />
           </>
         ) : version.error ? (
           <ErrorState error={version.error} onRetry={() => void version.refetch()} />
