@@ -21,6 +21,7 @@ import { versionsRoutes } from './domains/projects/versions.rest.ts';
 import { storeRoutes } from './domains/store/store.rest.ts';
 import { credentialsRoutes } from './domains/users/credentials.rest.ts';
 import { deploysRoutes } from './domains/deploys/deploys.rest.ts';
+import { contentImageFileRoutes, contentImagesRoutes } from './domains/content-images/content-images.rest.ts';
 import { usersRoutes } from './domains/users/users.rest.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { errorHandler } from './http/error-handler.ts';
@@ -69,6 +70,7 @@ export function createApp(deps: Deps) {
         .use(packageRecordRoutes(deps))
         .use(packageUploadRoutes(deps))
         .use(packageDownloadRoutes(deps))
+        .use(contentImagesRoutes(deps))
         .use(browserPlayRoutes(deps))
         .use(cloudPlayRoutes(deps))
         .use(storeRoutes(deps))
@@ -77,6 +79,8 @@ export function createApp(deps: Deps) {
         .use(localAppRoutes(deps))
         .use(jobStatusRoutes(deps)),
     )
+    // Images for <img srcset>: on the app's origin, outside /api (serve.ts lets /content-images/* through).
+    .use(contentImageFileRoutes(deps))
     .use(trpcRoutes(deps));
 }
 

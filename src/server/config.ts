@@ -34,6 +34,8 @@ export const configVariables = [
   ['QUOTA_BRANCH_VERSIONS_COUNT', '20', 'default most versions a branch keeps (0 = no limit)'],
   ['QUOTA_BRANCH_VERSIONS_DAYS', '0', 'default days a branch keeps a version after its latest publish there; its current one always stays (0 = indefinitely)'],
   ['QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS', '90', 'default days a branch keeps a version after it stopped being current there (0 = indefinitely)'],
+  ['QUOTA_CONTENT_IMAGES', '2000', 'most images pasted into descriptions a project may hold, uploads under way included (0 = no limit)'],
+  ['CONTENT_IMAGE_GRACE_HOURS', '24', 'hours an image no description references is kept before it is collected (an upload never finished goes an hour after its token expired)'],
   ['UPLOAD_PART_SIZE', '8388608', 'bytes per package upload part the server asks clients to send (1024..1073741824)'],
   ['UPLOAD_HOURS', '24', 'hours a package upload token stays valid (parts and finalize)'],
   ['DOWNLOAD_URL_MINUTES', '60', 'minutes a signed package download URL works (a download already started finishes)'],
@@ -149,6 +151,8 @@ const environmentSchema = z.object({
   QUOTA_BRANCH_VERSIONS_COUNT: z.coerce.number().int().min(0).max(2_147_483_647).default(20),
   QUOTA_BRANCH_VERSIONS_DAYS: z.coerce.number().min(0).max(36_500).default(0),
   QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS: z.coerce.number().min(0).max(36_500).default(90),
+  QUOTA_CONTENT_IMAGES: z.coerce.number().int().min(0).max(2_147_483_647).default(2000),
+  CONTENT_IMAGE_GRACE_HOURS: z.coerce.number().min(0).max(24 * 3650).default(24),
   UPLOAD_PART_SIZE: z.coerce.number().int().min(1024).max(1024 ** 3).default(8 * 1024 ** 2),
   UPLOAD_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   DOWNLOAD_URL_MINUTES: z.coerce.number().positive().max(60 * 24 * 365).default(60),
@@ -237,6 +241,11 @@ export type Config = {
   quotas: { packageSize: number; branchVersionsCount: number; branchVersionsTime: number; branchVersionsNonCurrentTime: number };
   /** Package uploads: the part size clients are told to use and how long an upload token lives. */
   uploads: { partSize: number; tokenHours: number };
+  /**
+   * Images pasted into descriptions (domains/content-images): how many a project may hold (0 = no
+   * limit) and how long one no description references is kept, in milliseconds.
+   */
+  contentImages: { maxPerProject: number; graceMs: number };
   /**
    * Package downloads: how long a signed download URL works, in seconds; where generated downloads
    * (ZIPs, archives) are kept on local disk and how many bytes they may take (0: not kept).
@@ -336,6 +345,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       branchVersionsNonCurrentTime: Math.round(values.QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS * 86_400),
     },
     uploads: { partSize: values.UPLOAD_PART_SIZE, tokenHours: values.UPLOAD_HOURS },
+    contentImages: { maxPerProject: values.QUOTA_CONTENT_IMAGES, graceMs: Math.round(values.CONTENT_IMAGE_GRACE_HOURS * 3_600_000) },
     downloads: {
       urlSeconds: Math.max(1, Math.round(values.DOWNLOAD_URL_MINUTES * 60)),
       cacheDir: join(dataDir, 'cache', 'downloads'),

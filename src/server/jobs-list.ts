@@ -1,6 +1,8 @@
 import { forgetExternalAuthFlowsJob } from './domains/auth/external/external-auth-flows.job.ts';
 import { forgetSignInCountersJob } from './domains/auth/sign-in-counters.job.ts';
 import { cloudPlaySweepJob } from './domains/cloud-play/cloud-play-sweep.job.ts';
+import { contentImagesCollectJob } from './domains/content-images/collect.job.ts';
+import { optimizeContentImagesJob } from './domains/content-images/optimize.job.ts';
 import { deployJob } from './domains/deploys/deploy.job.ts';
 import { chunkCollectionJob } from './domains/packages/blobs/chunk-gc.job.ts';
 import { storageSweepJob } from './domains/packages/blobs/storage-sweep.job.ts';
@@ -26,4 +28,6 @@ export const serverJobs: readonly RunnableJob[] = [
   forgetExternalAuthFlowsJob,
   cloudPlaySweepJob,
   deployJob,
+  contentImagesCollectJob,
+  optimizeContentImagesJob,
 ];

@@ -12,8 +12,8 @@ import { defaultPlayOrigin, playListenPort } from './browser-play/play-origin.ts
 import { startPlayServer } from './browser-play/play-server.ts';
 
 /**
- * This process's share of the job queue: JOB_WORKERS loops over the kinds of jobs-list.ts, and
- * DEPLOY_WORKERS more over the deploy lane's (define-job.ts JobLane); none with JOB_WORKERS=0, when
+ * This process's share of the job queue: JOB_WORKERS loops over the kinds of jobs-list.ts, DEPLOY_WORKERS
+ * more over the deploy lane's and one over the maintenance lane's (define-job.ts JobLane); none with JOB_WORKERS=0, when
  * other processes run the jobs. Also makes sure each periodic job (the sweeps) is queued: every
  * process tries, one row each results.
  */
@@ -24,6 +24,8 @@ function startJobs(deps: Deps): { stop(): Promise<void> } {
   const deploys = serverJobs.filter((job) => job.lane === 'deploys');
   const loops: JobWorker[] = [startJobWorker(deps, general, { pollMs, leaseMs, concurrency: workers })];
   if (deploys.length > 0 && deployWorkers > 0) loops.push(startJobWorker(deps, deploys, { pollMs, leaseMs, concurrency: deployWorkers }));
+  const maintenance = serverJobs.filter((job) => job.lane === 'maintenance');
+  if (maintenance.length > 0) loops.push(startJobWorker(deps, maintenance, { pollMs, leaseMs, concurrency: 1 }));
   const worker = { stop: () => Promise.all(loops.map((loop) => loop.stop())) };
   const scheduling = schedulePeriodicJobs(deps.db, serverJobs).catch((error) =>
     deps.log.error('scheduling the periodic sweeps failed', { error: String(error) }),
@@ -105,6 +107,8 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
         ...secureRoutes(uploadWorkerRoutes({ development: options.development ?? false, log: (message, fields) => deps.log.error(message, fields) }), security),
         '/api/*': false,
         '/trpc/*': false,
+        // Pasted images' sizes (domains/content-images), served by the app, never the client's page.
+        '/content-images/*': false,
         '/health': false,
       },
       fetch: async (request) => withHeaders(await app.fetch(request), apiHeaders),

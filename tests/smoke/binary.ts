@@ -5,13 +5,15 @@
  * The binary is copied alone into an empty temporary folder and started there with a clean environment,
  * so it can only work if everything it needs (client bundle, migrations, PGlite files) is inside it.
  * Covers PGlite (start, register, session, client, SIGTERM, restart on the same data, sign in, the
- * `admin` command on the stopped instance's data, the local app builds of the local-app folder beside it)
+ * `admin` command on the stopped instance's data, the local app builds of the local-app folder beside it,
+ * a pasted image uploaded, finalized and served in every format through sharp from the image-library folder beside it)
  * and PostgreSQL (a fresh database on SMOKE_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import postgres from 'postgres';
+import sharp from 'sharp';
 import { findFreePort } from '../support/free-port.ts';
 
 const binarySource = resolve(process.argv[2] ?? join(import.meta.dir, '..', '..', 'dist', 'cartridge'));
@@ -279,6 +281,43 @@ async function checkAdmin(folder: string, env: Record<string, string>, member: s
   check(usage.code === 2 && usage.stdout.includes('cartridge admin grant USER PRIVILEGE'), 'cartridge admin: wrong usage prints the usage, exit 2', `${usage.code}`);
 }
 
+/**
+ * The content image paste flow against the binary (sharp's addon and libvips load from the
+ * image-library folder beside it): create, part 0, finalize a PNG, then GET a size in each format.
+ */
+async function checkContentImages(running: RunningBinary, token: string): Promise<void> {
+  const call = async (method: string, path: string, json?: unknown) => {
+    const response = await fetch(`${running.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, body: json === undefined ? undefined : JSON.stringify(json) });
+    return { status: response.status, body: (await response.json()) as Record<string, any> };
+  };
+  const project = await call('POST', '/api/projects', { title: 'Smoke images' });
+  check(project.status === 200, `${running.label}: POST /api/projects 200`, `${project.status} ${JSON.stringify(project.body)}`);
+  const png = await sharp({ create: { width: 800, height: 450, channels: 3, background: { r: 40, g: 90, b: 160 } } }).png().toBuffer();
+  const created = await call('POST', `/api/projects/${project.body.id}/content/images`, { size: png.length, width: 800, height: 450 });
+  check(created.status === 200, `${running.label}: POST .../content/images 200`, `${created.status} ${JSON.stringify(created.body)}`);
+  const hash = new Bun.CryptoHasher('sha1').update(png).digest('hex');
+  const uploadUrl = String(created.body.uploadInfo.uploadUrl).replace(/^https?:\/\/[^/]+/, running.url);
+  const part = await fetch(`${uploadUrl}?token=${encodeURIComponent(created.body.uploadInfo.token)}&part=0&hash=${hash}`, { method: 'PUT', body: png });
+  check(part.status === 200, `${running.label}: the image's part 0 is stored`, `${part.status} ${await part.text()}`);
+  const finalized = await call('PUT', `/api/projects/${project.body.id}/content/images/${created.body.id}/finalize`, { token: created.body.uploadInfo.token, parts: [{ part: 0, hash, size: png.length }] });
+  check(
+    finalized.status === 200 && finalized.body.width === 800 && finalized.body.height === 450,
+    `${running.label}: finalize decodes and encodes the image with sharp from image-library/`,
+    `${finalized.status} ${JSON.stringify(finalized.body)}`,
+  );
+  for (const [accept, format] of [['image/avif', 'heif'], ['image/webp', 'webp'], ['*/*', 'jpeg']] as const) {
+    const response = await fetch(`${running.url}/content-images/${created.body.id}/640`, { headers: { accept } });
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const metadata = response.status === 200 ? await sharp(bytes).metadata() : undefined;
+    // A modern format may be left out when JPEG is smaller; the answer is always an image of the width asked.
+    check(
+      response.status === 200 && metadata?.width === 640 && (metadata.format === format || metadata.format === 'jpeg') && response.headers.get('cache-control')?.includes('immutable') === true,
+      `${running.label}: GET /content-images/{id}/640 (Accept ${accept}) is a ${metadata?.format} image 640 wide`,
+      `${response.status} ${response.headers.get('content-type')}`,
+    );
+  }
+}
+
 function logTail(running: RunningBinary): string {
   const parts = [running.logPath, `${running.logPath}.err`]
     .filter((path) => existsSync(path))
@@ -307,8 +346,13 @@ async function main(): Promise<void> {
     mkdirSync(join(folder, 'local-app'));
     for (const file of helperBuilds) symlinkSync(join(helperSource, file), join(folder, 'local-app', file));
     check(helperBuilds.length > 0, `the local app's builds are beside the binary (npm run build makes them in ${helperSource})`);
+    // So is the image library (sharp's addon and libvips), linked like the local app.
+    const imageLibrary = join(dirname(binarySource), 'image-library');
+    check(existsSync(imageLibrary), `the image library is beside the binary (npm run build copies it to ${imageLibrary})`);
+    symlinkSync(imageLibrary, join(folder, 'image-library'));
     const first = await startBinary('pglite first start', folder, { DATA_DIR: dataDir });
-    await signIn(first, name, password, 'register');
+    const firstToken = await signIn(first, name, password, 'register');
+    await checkContentImages(first, firstToken);
     await checkClient(first);
     await checkDocs(first);
     await checkLocalApp(first, folder, helperBuilds);

@@ -39,7 +39,7 @@ const provideBodyLimit = 5 * MiB;
 
 /** The routes whose bodies differ from the default; everything else is JSON up to 1 MiB. */
 export function bodyPolicyOf(config: Config, method: string, route: string): BodyPolicy {
-  if (method === 'PUT' && route === '/api/uploads/:package') return { kind: 'raw' };
+  if (method === 'PUT' && (route === '/api/uploads/:package' || route === '/api/uploads/content-images/:content_image')) return { kind: 'raw' };
   if (method === 'PUT' && route === '/api/projects/:project/packages/:package/finalize') return { kind: 'json', limit: finalizeBodyLimit(config) };
   if (method === 'POST' && route === '/api/cloud-play/machine/provide') return { kind: 'json', limit: provideBodyLimit };
   if (route === '/trpc/*') return { kind: 'json-text', limit: finalizeBodyLimit(config) };

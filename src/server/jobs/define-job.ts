@@ -52,8 +52,10 @@ export type RunnableJob = {
 /**
  * 'deploys': jobs that run for minutes (a push to a storefront) get loops of their own (DEPLOY_WORKERS),
  * so they never hold up the short ones (resolves, downloads, sweeps) of the general loops (JOB_WORKERS).
+ * 'maintenance': an administrator's job over the whole instance that may run for hours (re-encoding
+ * every content image) gets one loop of its own, for the same reason.
  */
-export type JobLane = 'deploys';
+export type JobLane = 'deploys' | 'maintenance';
 
 export type JobHandle<Kind extends string, Payload, Output> = {
   readonly kind: Kind;

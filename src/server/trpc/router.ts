@@ -3,6 +3,7 @@ import { authRouter } from '../domains/auth/auth.trpc.ts';
 import { browserPlayRouter } from '../domains/browser-play/browser-play.trpc.ts';
 import { deploysRouter } from '../domains/deploys/deploys.trpc.ts';
 import { cloudPlayRouter } from '../domains/cloud-play/cloud-play.trpc.ts';
+import { contentImagesRouter } from '../domains/content-images/content-images.trpc.ts';
 import { jobStatusRouter } from '../domains/job-status/job-status.trpc.ts';
 import { packageDownloadsRouter } from '../domains/packages/downloads/downloads.trpc.ts';
 import { packageRecordProcedures } from '../domains/packages/records/records.trpc.ts';
@@ -24,6 +25,7 @@ export const appRouter = router({
   store: storeRouter,
   packages: router({ ...packageRecordProcedures, ...packageUploadProcedures }),
   packageDownloads: packageDownloadsRouter,
+  contentImages: contentImagesRouter,
   play: browserPlayRouter,
   cloudPlay: cloudPlayRouter,
   jobs: jobStatusRouter,

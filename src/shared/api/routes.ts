@@ -22,6 +22,7 @@ import type {
   starSchema,
 } from '../schemas/projects.ts';
 import type { storeProjectSchema } from '../schemas/store.ts';
+import type { createContentImageInput, createdContentImageSchema, finalizeContentImageInput, finalizedContentImageSchema } from '../schemas/content-images.ts';
 import type { createApiTokenInput, createdApiTokenSchema, meSchema, patchMeInput, sessionItemSchema } from '../schemas/users.ts';
 import type { branchHistoryItemSchema, createVersionInput, historyPageQuery, patchVersionInput, versionInBranchSchema, versionSchema } from '../schemas/versions.ts';
 import type {
@@ -163,6 +164,15 @@ export const routes = {
     deployVersion: post(`${project}/versions/:version/deploy`).body<typeof deployVersionInput>().reply<typeof startedDeploySchema>(),
     /** The version's deploy jobs of the last week, newest first, each with its token (members). */
     versionDeploys: get(`${project}/versions/:version/deploys`).reply<ListOf<typeof deployJobSchema>>(),
+  },
+  contentImages: {
+    /** Spec §4 paste flow: the record, then the bytes as part 0 to uploadInfo.uploadUrl, then finalize. */
+    create: post(`${project}/content/images`).body<typeof createContentImageInput>().reply<typeof createdContentImageSchema>(),
+    finalize: put(`${project}/content/images/:content_image/finalize`).body<typeof finalizeContentImageInput>().reply<typeof finalizedContentImageSchema>(),
+  },
+  maintenance: {
+    /** Instance administrators: a job re-encoding every content image's sizes (follow it with GET /jobs). */
+    optimizeContentImages: post('/admin/maintenance/optimize-content-images').reply<typeof startedJobSchema>(),
   },
   invites: {
     list: get(`${project}/invites`).reply<ListOf<typeof inviteSchema>>(),

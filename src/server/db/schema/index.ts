@@ -5,3 +5,4 @@ export * from './packages.ts';
 export * from './external-auth.ts';
 export * from './cloud-play.ts';
 export * from './deploys.ts';
+export * from './content-images.ts';

@@ -4,6 +4,7 @@ import { setProjectQuotasInput } from '../../../shared/schemas/projects.ts';
 import { setProjectQuotas } from '../projects/projects.service.ts';
 import { grantPrivilege, listUsers, revokePrivilege } from './privileges.service.ts';
 import { cloudMachinesAdminRouter } from '../cloud-play/cloud-play.trpc.ts';
+import { startContentImageOptimisation } from '../content-images/optimize.service.ts';
 
 export const adminRouter = router({
   users: procedure.query(({ ctx }) => listUsers(ctx.deps, ctx.actor)),
@@ -13,4 +14,6 @@ export const adminRouter = router({
   setProjectQuotas: procedure.input(setProjectQuotasInput).mutation(({ ctx, input }) => setProjectQuotas(ctx.deps, ctx.actor, input)),
   /** Cloud-play host machines: list, create (the token is shown once), revoke. */
   cloudMachines: cloudMachinesAdminRouter,
+  /** POST /admin/maintenance/optimize-content-images: the job re-encoding every content image (others: not_found). */
+  optimizeContentImages: procedure.mutation(({ ctx }) => startContentImageOptimisation(ctx.deps, ctx.actor)),
 });

@@ -17,6 +17,7 @@ import { readProjectQuotas } from '../../projects/project-quotas.ts';
 import { describePackage } from './describe-package.ts';
 import { getVisiblePackage, packageColumns, packageInPublicBranch, type PackageRow } from './package-rows.ts';
 import { enqueueChunkCollection } from '../blobs/chunk-gc.job.ts';
+import { newUploadToken } from '../uploads/upload-token.ts';
 
 function normalizeTags(tags: readonly string[]): string[] {
   const result = validateTags(tags);
@@ -47,7 +48,7 @@ export async function createPackage(deps: Deps, actor: Actor, projectId: string,
     const base = await getVisiblePackage(deps.db, access, input.basePackage);
     if (base.status !== 'ready') throw new AppError('not_finalized', 'The base package is not ready');
   }
-  const token = `cu_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')}`;
+  const token = newUploadToken();
   const id = newId();
   await deps.db.insert(packages).values({
     id,

@@ -8,7 +8,13 @@ import { partKey } from '../blobs/blob-keys.ts';
  * storage read at a time. Each part is re-hashed on the way: a part replaced since its PUT (a racing
  * re-send with other bytes) fails the stream instead of reaching the archive reader unnoticed.
  */
-export function streamParts(storage: BlobStore, packageId: string, parts: readonly PartDescriptor[]): ReadableStream<Uint8Array> {
+export function streamParts(
+  storage: BlobStore,
+  packageId: string,
+  parts: readonly PartDescriptor[],
+  /** Where each part's blob is (content images keep theirs under their own prefix). */
+  keyOf: (id: string, part: number) => string = partKey,
+): ReadableStream<Uint8Array> {
   let index = 0;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let hasher: Bun.CryptoHasher | undefined;
@@ -19,7 +25,7 @@ export function streamParts(storage: BlobStore, packageId: string, parts: readon
         if (index >= parts.length) return controller.close();
         const part = parts[index]!;
         if (!reader) {
-          reader = (await storage.get(partKey(packageId, part.part))).getReader();
+          reader = (await storage.get(keyOf(packageId, part.part))).getReader();
           hasher = new Bun.CryptoHasher('sha1');
           size = 0;
         }

@@ -36,6 +36,16 @@ export function verifyingStream(body: ReadableStream<Uint8Array>, maxSize: numbe
   );
 }
 
+/** The query of a part PUT (token, part, hash: SHA-1 hex, lower-cased here); bad_param naming the first bad one. */
+export function parsePartQuery(rawQuery: unknown): { token: string; part: number; hash: string } {
+  const parsed = partQuerySchema.safeParse(rawQuery);
+  if (!parsed.success) {
+    const name = String(parsed.error.issues[0]?.path[0] ?? 'query');
+    throw new AppError('bad_param', `Invalid \`${name}\``);
+  }
+  return { ...parsed.data, hash: parsed.data.hash.toLowerCase() };
+}
+
 /**
  * PUT /api/uploads/{package}?token&part&hash: streams one part into storage while hashing. A part
  * starting at or past the declared size, a body longer than the part may be (partSize, or what is left
@@ -43,12 +53,7 @@ export function verifyingStream(body: ReadableStream<Uint8Array>, maxSize: numbe
  * longer uploading is already_finalized. Sending the same part again replaces it (idempotent).
  */
 export async function uploadPart(deps: Deps, packageId: string, rawQuery: unknown, body: ReadableStream<Uint8Array> | null): Promise<PartDescriptor> {
-  const parsed = partQuerySchema.safeParse(rawQuery);
-  if (!parsed.success) {
-    const name = String(parsed.error.issues[0]?.path[0] ?? 'query');
-    throw new AppError('bad_param', `Invalid \`${name}\``);
-  }
-  const query = { ...parsed.data, hash: parsed.data.hash.toLowerCase() };
+  const query = parsePartQuery(rawQuery);
   await checkUploadToken(deps.db, packageId, query.token);
   const row = await findPackageRow(deps.db, packageId);
   if (!row) throw new AppError('not_found', 'package not found');
