@@ -1,4 +1,3 @@
-import { useLayoutEffect, useRef } from 'react';
 import { deploy_job_build } from '../paraglide/messages/deploy_job_build.js';
 import { deploy_job_channel } from '../paraglide/messages/deploy_job_channel.js';
 import { deploy_job_failed } from '../paraglide/messages/deploy_job_failed.js';
@@ -13,6 +12,7 @@ import { deploy_state_succeeded } from '../paraglide/messages/deploy_state_succe
 import { deploy_state_unpacking } from '../paraglide/messages/deploy_state_unpacking.js';
 import { deploy_state_uploading } from '../paraglide/messages/deploy_state_uploading.js';
 import { deployOutputOf, watchedState } from '../lib/deploy-jobs.ts';
+import { JobLog } from './job-log.tsx';
 import { rich, slot } from '../lib/i18n/rich.tsx';
 import type { WatchedJob } from '../../shared/api/jobs.ts';
 import type { DeployState } from '../../shared/schemas/deploy.ts';
@@ -80,7 +80,7 @@ export function DeployJobStatus({ packageTitle, channel, watched, listedState, c
   const output = deployOutputOf(watched);
   const log = watched?.log ?? [];
   const progress = watched?.progress ?? null;
-  const logView = log.length > 0 ? <DeployLog lines={log} label={m.deploy_job_log({ title: packageTitle })} /> : null;
+  const logView = log.length > 0 ? <JobLog lines={log} label={m.deploy_job_log({ title: packageTitle })} className="deploy_log" /> : null;
   return (
     <div className="deploy_job" data-state={state}>
       <div className="deploy_job_head">
@@ -118,32 +118,5 @@ export function DeployJobStatus({ packageTitle, channel, watched, listedState, c
         logView
       )}
     </div>
-  );
-}
-
-/** The log, scrolled to its newest line as lines arrive unless the reader scrolled up to read older ones. */
-function DeployLog({ lines, label }: { lines: readonly string[]; label: string }) {
-  const ref = useRef<HTMLPreElement>(null);
-  const atEnd = useRef(true);
-  useLayoutEffect(() => {
-    const element = ref.current;
-    if (element && atEnd.current) element.scrollTop = element.scrollHeight;
-  }, [lines]);
-  return (
-    <pre
-      ref={ref}
-      className="deploy_log"
-      dir="ltr"
-      // Scrollable: reachable by keyboard, named for screen readers.
-      tabIndex={0}
-      role="log"
-      aria-label={label}
-      onScroll={(event) => {
-        const element = event.currentTarget;
-        atEnd.current = element.scrollHeight - element.scrollTop - element.clientHeight < 8;
-      }}
-    >
-      {lines.join('\n')}
-    </pre>
   );
 }

@@ -1,71 +1,224 @@
 import DOMPurify from 'dompurify';
-import { Marked } from 'marked';
+import { Marked, type MarkedExtension, type TokenizerExtension } from 'marked';
+import markedFootnote from 'marked-footnote';
+import { gfmHeadingId } from 'marked-gfm-heading-id';
 import { useMemo } from 'react';
+import { markdown_footnote_back } from '../paraglide/messages/markdown_footnote_back.js';
+import { markdown_footnotes } from '../paraglide/messages/markdown_footnotes.js';
+import { getLanguage } from '../lib/i18n/index.ts';
+import { contentImagePath, contentImageWidths, parseContentImagePath } from '../../shared/schemas/content-images.ts';
 import type { Description } from '../../shared/schemas/projects.ts';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { markdown_footnote_back, markdown_footnotes };
 
 export type MarkdownImage = Description['images'][number];
 
+/** What every id in user content starts with, so it never names (clobbers) one of the page's own elements. */
+export const userContentPrefix = 'user-content-';
+
+/** Spec §9: footnote labels have at most this many characters; a longer `[^label]` stays literal text. */
+export const maxFootnoteLabelLength = 999;
+
 export type RenderOptions = {
-  /** The content's uploaded images: a matching <img> gets its size and a density srcset. */
+  /** The content's uploaded images: a matching <img> gets its size and a srcset. */
   images?: readonly MarkdownImage[];
   /**
    * Levels added to every heading, so a '# Title' written by a user sits below the page's own
    * headings (1 turns it into an h2); capped at h6.
    */
   headingOffset?: number;
+  /**
+   * Where the ids of headings and footnotes start (default `user-content-`): the editor's preview uses
+   * its own, so the preview and the page behind the dialog never share an id.
+   */
+  idPrefix?: string;
+  /**
+   * Object URLs this page made for pasted images still uploading (the editor's temporary previews):
+   * only these `blob:` addresses are kept, and only as an <img> source.
+   */
+  localImages?: ReadonlySet<string>;
 };
 
-const parsers = new Map<number, Marked>();
+/** A `[^label]` at the start of `src` whose label is longer than spec §9 allows. */
+function overlongLabel(src: string): boolean {
+  const match = /^\[\^([^\]\n]+)\]/.exec(src);
+  return match !== null && match[1]!.length > maxFootnoteLabelLength;
+}
 
-function parserFor(headingOffset: number): Marked {
-  let parser = parsers.get(headingOffset);
+/**
+ * marked-footnote with the spec's label limit (an over-long label is neither a footnote nor a reference,
+ * so it stays text) and its 'Footnotes' heading at the content's top heading level instead of a fixed h2.
+ */
+function footnotes(idPrefix: string, headingLevel: number): MarkedExtension {
+  const extension = markedFootnote({
+    prefixId: `${idPrefix}fn-`,
+    description: m.markdown_footnotes(),
+    backRefLabel: m.markdown_footnote_back({ label: '{0}' }),
+    headingClass: 'visually_hidden',
+  });
+  for (const item of extension.extensions ?? []) {
+    if ('tokenizer' in item && item.tokenizer) {
+      const tokenizer = item.tokenizer as TokenizerExtension['tokenizer'];
+      (item as TokenizerExtension).tokenizer = function (src, tokens) {
+        return overlongLabel(src) ? undefined : tokenizer.call(this, src, tokens);
+      };
+    }
+    if (item.name === 'footnotes' && 'renderer' in item && item.renderer) {
+      const render = item.renderer;
+      item.renderer = function (token) {
+        const html = render.call(this, token);
+        if (typeof html !== 'string') return html;
+        return html.replace(/<h2( [^>]*)?>([\s\S]*?)<\/h2>/, `<h${headingLevel}$1>$2</h${headingLevel}>`);
+      };
+    }
+  }
+  return extension;
+}
+
+const parsers = new Map<string, Marked>();
+
+function parserFor(headingOffset: number, idPrefix: string): Marked {
+  // The footnotes' words are the interface language's: a parser per language too.
+  const key = `${headingOffset}\n${idPrefix}\n${getLanguage()}`;
+  let parser = parsers.get(key);
   if (!parser) {
-    parser = new Marked({
-      gfm: true,
-      renderer: {
-        heading({ tokens, depth }) {
-          const level = Math.min(6, depth + headingOffset);
-          return `<h${level}>${this.parser.parseInline(tokens)}</h${level}>\n`;
-        },
+    parser = new Marked({ gfm: true });
+    parser.use(gfmHeadingId({ prefix: idPrefix }), footnotes(idPrefix, Math.min(6, 1 + headingOffset)), {
+      walkTokens(token) {
+        if (token.type === 'heading') token.depth = Math.min(6, token.depth + headingOffset);
       },
     });
-    parsers.set(headingOffset, parser);
+    parsers.set(key, parser);
   }
   return parser;
 }
 
+/** A content image's address (any origin, as the server hands them out): its id, width and each size's address. */
+type ContentAddress = { id: string; width: number; sizeUrl: (width: number) => string };
+
+function contentAddressOf(src: string): ContentAddress | undefined {
+  let url: URL;
+  try {
+    url = new URL(src, window.location.href);
+  } catch {
+    return undefined;
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) return undefined;
+  const parsed = parseContentImagePath(url.pathname);
+  if (!parsed) return undefined;
+  // The sizes stay where the author's address points: a path stays a path, an absolute URL its origin.
+  const origin = src.startsWith('/') && !src.startsWith('//') ? '' : url.origin;
+  return { ...parsed, sizeUrl: (width) => `${origin}${contentImagePath(parsed.id, width)}` };
+}
+
+type SizedImage = { url: string; width: number; height?: number; scale: number };
+
+/** What is known of an <img src>: a listed image, or a content image named by its address alone. */
+function imageFor(src: string, byUrl: ReadonlyMap<string, MarkdownImage>, byId: ReadonlyMap<string, MarkdownImage>): { image: SizedImage; address?: ContentAddress } | undefined {
+  const address = contentAddressOf(src);
+  const listed = byUrl.get(src) ?? (address ? byId.get(address.id) : undefined);
+  if (listed) return { image: listed, address: address?.id === listed.id ? address : undefined };
+  // Not in the list (a version's notes have none): the address names the image and its full width.
+  if (address) return { image: { url: src, width: address.width, scale: 100 }, address };
+  return undefined;
+}
+
+/** Spec §9 images: lazy, decoded off the main thread, sized (no layout shift) and with a srcset. */
+function dressImage(img: Element, byUrl: ReadonlyMap<string, MarkdownImage>, byId: ReadonlyMap<string, MarkdownImage>): void {
+  img.setAttribute('loading', 'lazy');
+  img.setAttribute('decoding', 'async');
+  const found = imageFor(img.getAttribute('src') ?? '', byUrl, byId);
+  if (!found) return;
+  const { image, address } = found;
+  // scale: device pixels per CSS pixel × 100 the image was made at (spec §9: default 100).
+  const density = image.scale / 100;
+  const cssWidth = Math.max(1, Math.round(image.width / density));
+  img.setAttribute('width', String(cssWidth));
+  if (image.height !== undefined) img.setAttribute('height', String(Math.max(1, Math.round(image.height / density))));
+  else img.removeAttribute('height');
+  if (address) {
+    // Every size the server made (it picks AVIF, WebP or JPEG by Accept): the browser takes the one the
+    // laid-out width needs (sizes=auto for lazy images), else the CSS width capped by the viewport.
+    img.setAttribute('srcset', contentImageWidths(image.width).map((width) => `${address.sizeUrl(width)} ${width}w`).join(', '));
+    img.setAttribute('sizes', `auto, (max-width: ${cssWidth}px) 100vw, ${cssWidth}px`);
+  } else {
+    img.setAttribute('srcset', `${image.url} ${density}x`);
+    img.removeAttribute('sizes');
+  }
+}
+
 /**
- * User-written markdown (descriptions, version notes) → sanitised HTML. Spec §9: links are marked
- * rel 'ugc nofollow' and open in a new tab without access to this page (noopener); images load lazily
- * and, when they are uploaded content images, carry their size and a srcset for their scale.
+ * The sanitised tree's finishing pass: links, images and ids as spec §9 and the page need them. Done on
+ * the sanitiser's output tree (never re-parsed from text), so nothing it adds is sanitised away.
+ */
+function finish(root: DocumentFragment, options: RenderOptions, idPrefix: string): void {
+  const images = options.images ?? [];
+  const byUrl = new Map(images.map((image) => [image.url, image]));
+  const byId = new Map(images.map((image) => [image.id, image]));
+  for (const element of root.querySelectorAll('[id], [name]')) {
+    // Ids and names the content wrote itself cannot clobber the page's (DOMPurify's SANITIZE_NAMED_PROPS too).
+    for (const attribute of ['id', 'name']) {
+      const value = element.getAttribute(attribute);
+      if (value !== null && !value.startsWith(userContentPrefix)) element.setAttribute(attribute, `${userContentPrefix}${value}`);
+    }
+  }
+  for (const link of root.querySelectorAll('a[href]')) {
+    const href = link.getAttribute('href') ?? '';
+    if (href.startsWith('#')) {
+      // An anchor in the same content: its target's id carries the prefix.
+      const target = href.slice(1);
+      if (target && !target.startsWith(userContentPrefix)) link.setAttribute('href', `#${idPrefix}${target}`);
+      link.removeAttribute('target');
+      link.removeAttribute('rel');
+      continue;
+    }
+    link.setAttribute('rel', 'ugc nofollow noopener noreferrer');
+    link.setAttribute('target', '_blank');
+  }
+  for (const input of root.querySelectorAll('input')) {
+    // GFM task lists' checkboxes are the only controls content has; they show a state, never take input.
+    if (input.getAttribute('type') === 'checkbox') input.setAttribute('disabled', '');
+    else input.remove();
+  }
+  for (const img of root.querySelectorAll('img')) dressImage(img, byUrl, byId);
+}
+
+/**
+ * User-written markdown (descriptions, version notes) → sanitised HTML, the one renderer of every page
+ * and of the editor's preview. Spec §9: links are rel 'ugc nofollow' and open in a new tab without
+ * access to this page (noopener); images load lazily with their size and, when they are content images,
+ * a srcset of every width the server made; footnotes (labels up to 999 characters) and headings with
+ * ids (`user-content-…`, so a link to `#title` in the text reaches its heading).
  */
 export function renderUserMarkdown(markdown: string, options: RenderOptions = {}): string {
-  const raw = parserFor(options.headingOffset ?? 0).parse(markdown, { async: false });
-  const imagesByUrl = new Map((options.images ?? []).map((image) => [image.url, image]));
+  const idPrefix = options.idPrefix ?? userContentPrefix;
+  const raw = parserFor(options.headingOffset ?? 0, idPrefix).parse(markdown, { async: false });
+  const localImages = options.localImages;
   // A purifier per call: bound to the current window (see docs/markdown.ts), and its hooks stay its own.
   const purifier = DOMPurify(window);
-  purifier.addHook('afterSanitizeAttributes', (node) => {
-    if (node.nodeName === 'A' && node.hasAttribute('href')) {
-      if ((node.getAttribute('href') ?? '').startsWith('#')) return;
-      node.setAttribute('rel', 'ugc nofollow noopener noreferrer');
-      node.setAttribute('target', '_blank');
-    } else if (node.nodeName === 'IMG') {
-      node.setAttribute('loading', 'lazy');
-      node.setAttribute('decoding', 'async');
-      const image = imagesByUrl.get(node.getAttribute('src') ?? '');
-      if (image) {
-        // scale is the percentage of device pixels per CSS pixel the image was made for (spec §9).
-        const density = image.scale / 100;
-        node.setAttribute('width', String(Math.round(image.width / density)));
-        node.setAttribute('height', String(Math.round(image.height / density)));
-        node.setAttribute('srcset', `${image.url} ${density}x`);
-      }
-    }
-  });
+  if (localImages && localImages.size > 0) {
+    purifier.addHook('uponSanitizeAttribute', (node, data) => {
+      // The editor's own temporary previews (blob: is not an allowed scheme otherwise).
+      if (node.nodeName === 'IMG' && data.attrName === 'src' && localImages.has(data.attrValue)) data.forceKeepAttr = true;
+    });
+  }
   // The leading newline is for happy-dom (component tests), whose parser drops the first element of
   // markup that starts with a tag; browsers ignore it. Style attributes go: the app's CSP would refuse
   // them anyway, and users' markup has no business restyling the page.
-  return purifier.sanitize(`\n${raw}`, { USE_PROFILES: { html: true }, FORBID_ATTR: ['style'] }).trim();
+  const fragment = purifier.sanitize(`\n${raw}`, {
+    USE_PROFILES: { html: true },
+    // Nothing that restyles the page (CSS), collects input (a form posting elsewhere) or hides markup for later.
+    FORBID_TAGS: ['style', 'form', 'button', 'textarea', 'select', 'option', 'optgroup', 'datalist', 'dialog', 'template'],
+    FORBID_ATTR: ['style'],
+    SANITIZE_NAMED_PROPS: true,
+    RETURN_DOM_FRAGMENT: true,
+  });
+  finish(fragment, options, idPrefix);
+  const holder = fragment.ownerDocument.createElement('div');
+  holder.append(fragment);
+  return holder.innerHTML.trim();
 }
 
 export type MarkdownViewProps = RenderOptions & {
@@ -76,7 +229,7 @@ export type MarkdownViewProps = RenderOptions & {
 };
 
 /** Shows user-written markdown, sanitised (see renderUserMarkdown), in the direction of its own text. */
-export function MarkdownView({ markdown, images, headingOffset, lang, className }: MarkdownViewProps) {
-  const html = useMemo(() => renderUserMarkdown(markdown, { images, headingOffset }), [markdown, images, headingOffset]);
+export function MarkdownView({ markdown, images, headingOffset, idPrefix, localImages, lang, className }: MarkdownViewProps) {
+  const html = useMemo(() => renderUserMarkdown(markdown, { images, headingOffset, idPrefix, localImages }), [markdown, images, headingOffset, idPrefix, localImages]);
   return <div className={`markdown markdown_view ${className ?? ''}`.trim()} lang={lang ?? undefined} dir="auto" dangerouslySetInnerHTML={{ __html: html }} />;
 }

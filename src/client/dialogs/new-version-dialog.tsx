@@ -8,13 +8,28 @@ import { version_packages_later } from '../paraglide/messages/version_packages_l
 import { version_title_label } from '../paraglide/messages/version_title_label.js';
 import { version_title_taken } from '../paraglide/messages/version_title_taken.js';
 import { upload_waiting } from '../paraglide/messages/upload_waiting.js';
+import { markdown_editor_images_hint } from '../paraglide/messages/markdown_editor_images_hint.js';
+import { markdown_editor_images_pending } from '../paraglide/messages/markdown_editor_images_pending.js';
 import { FormField } from '../components/form-field.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
+import { PastedImageList, useImageTextarea } from './pasted-images.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { dialog_cancel, dialog_error_message, dialog_required, version_description_label, version_packages_label, version_packages_later, version_title_label, version_title_taken, upload_waiting };
+const m = {
+  dialog_cancel,
+  dialog_error_message,
+  dialog_required,
+  markdown_editor_images_hint,
+  markdown_editor_images_pending,
+  version_description_label,
+  version_packages_label,
+  version_packages_later,
+  version_title_label,
+  version_title_taken,
+  upload_waiting,
+};
 
 export type VersionFormValues = { title: string; description: string; packages: string[] };
 
@@ -28,6 +43,8 @@ export type VersionFormDialogProps = {
   title: string;
   confirmLabel: string;
   initial: { title: string; description: string };
+  /** The version's project: images pasted or dropped into the description are uploaded to it (spec §4, §5). */
+  projectId?: string;
   /** Shows the packages part (new versions); editing a version leaves it out. */
   withPackages?: boolean;
   packages?: PackagesPicker;
@@ -48,6 +65,8 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
   const [titleProblem, setTitleProblem] = useState<string | undefined>();
   const [failure, setFailure] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  // A version's notes have no images list: the pasted images' addresses in the text are what keeps them.
+  const pasted = useImageTextarea({ projectId: props.projectId, initial: [], text: description, setText: setDescription });
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -59,6 +78,10 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
     }
     if (title.trim() === '') {
       setTitleProblem(m.dialog_required());
+      return;
+    }
+    if (pasted.busy) {
+      setFailure(m.markdown_editor_images_pending());
       return;
     }
     setBusy(true);
@@ -94,8 +117,24 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
             />
           )}
         </FormField>
-        <FormField label={m.version_description_label()}>
-          {(control) => <textarea {...control} className="input version_form_description" rows={6} maxLength={100_000} value={description} onChange={(event) => setDescription(event.target.value)} />}
+        <FormField label={m.version_description_label()} hint={props.projectId ? m.markdown_editor_images_hint() : undefined}>
+          {(control) => (
+            <>
+              <textarea
+                {...control}
+                {...pasted.textarea}
+                className="input version_form_description"
+                rows={6}
+                maxLength={100_000}
+                value={description}
+                onChange={(event) => {
+                  pasted.track(event);
+                  setDescription(event.target.value);
+                }}
+              />
+              {props.projectId ? <PastedImageList pending={pasted.pending} dismiss={pasted.dismiss} /> : null}
+            </>
+          )}
         </FormField>
         {props.withPackages ? (
           <div className="field" role="group" aria-labelledby={ids.packages}>

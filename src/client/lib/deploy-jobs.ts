@@ -1,9 +1,9 @@
-import { useEffect, useState } from 'react';
 import { z } from 'zod';
-import { sleep } from '../../shared/api/retry.ts';
-import { watchJobs, type WatchedJob } from '../../shared/api/jobs.ts';
+import type { WatchedJob } from '../../shared/api/jobs.ts';
 import { deployOutputSchema, deployProviderSchema, deployStateOf, type DeployJob, type DeployOutput, type DeployState } from '../../shared/schemas/deploy.ts';
-import { api, ApiError } from './api.ts';
+
+// Following jobs is not the deploys' own: the hook and its helpers live in watched-jobs.ts.
+export { isFinished, isRefusal, jobPollMs, useWatchedJobs, type WatchedJobs } from './watched-jobs.ts';
 
 /**
  * The deploy jobs this tab started for a version, kept in sessionStorage under the version's id so the
@@ -72,15 +72,6 @@ export function forgetStoredDeploy(versionId: string): void {
   }
 }
 
-/** A refusal the server will repeat (4xx: a forgotten job, a bad token), not worth asking again. */
-export function isRefusal(error: unknown): boolean {
-  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
-}
-
-export function isFinished(job: Pick<WatchedJob, 'status'> | undefined): boolean {
-  return job !== undefined && (job.status === 'succeeded' || job.status === 'errored');
-}
-
 /** The spec §4 state of a watched job, or `fallback` (the list's state) before the first update. */
 export function watchedState(job: WatchedJob | undefined, fallback: DeployState = 'queued'): DeployState {
   return job ? deployStateOf(job.status, job.stage) : fallback;
@@ -91,59 +82,4 @@ export function deployOutputOf(job: WatchedJob | undefined): DeployOutput | unde
   if (job?.status !== 'succeeded') return undefined;
   const parsed = deployOutputSchema.safeParse(job.output);
   return parsed.success ? parsed.data : undefined;
-}
-
-/** How long to wait between two POST /jobs when the event stream is unavailable, and before reconnecting. */
-export const jobPollMs = 2000;
-
-export type WatchedJobs = {
-  /** Per token, in order: the newest state (whole log kept), undefined until the first answer. */
-  jobs: (WatchedJob | undefined)[];
-  /** The last failure to reach the server while following (cleared by the next answer). */
-  error: unknown;
-};
-
-/**
- * Follows jobs by their tokens (src/shared/api watchJobs: the GET /jobs event stream, POST /jobs while it
- * is unavailable) until every one finished or the component goes away; a failure is retried after
- * jobPollMs unless the server refused (a forgotten job). Restarts when the tokens change.
- */
-export function useWatchedJobs(tokens: readonly string[]): WatchedJobs {
-  const key = tokens.join('\n');
-  const [state, setState] = useState<WatchedJobs & { key: string }>({ key, jobs: tokens.map(() => undefined), error: undefined });
-
-  useEffect(() => {
-    const list = key === '' ? [] : key.split('\n');
-    setState((current) => (current.key === key ? current : { key, jobs: list.map(() => undefined), error: undefined }));
-    if (list.length === 0) return;
-    const controller = new AbortController();
-    const { signal } = controller;
-    let jobs: (WatchedJob | undefined)[] = list.map(() => undefined);
-    void (async () => {
-      while (!signal.aborted) {
-        try {
-          await watchJobs(api, list, {
-            signal,
-            pollMs: jobPollMs,
-            onUpdate: (index, job) => {
-              if (signal.aborted) return;
-              jobs = jobs.with(index, job);
-              setState({ key, jobs, error: undefined });
-            },
-          });
-          return;
-        } catch (error) {
-          if (signal.aborted) return;
-          setState({ key, jobs, error });
-          if (isRefusal(error)) return;
-          await sleep(jobPollMs, signal).catch(() => {});
-        }
-      }
-    })();
-    return () => controller.abort();
-  }, [key]);
-
-  // Until the effect has run for new tokens, nothing is known of them.
-  if (state.key !== key) return { jobs: tokens.map(() => undefined), error: undefined };
-  return { jobs: state.jobs, error: state.error };
 }

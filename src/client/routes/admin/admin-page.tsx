@@ -6,6 +6,7 @@ import { toDisplayError } from '../../lib/errors.ts';
 import { trpc } from '../../lib/trpc.ts';
 import NotFound from '../not-found/not-found-page.tsx';
 import { CloudMachinesSection } from './cloud-machines-section.tsx';
+import { OptimizeImagesSection } from './optimize-images-section.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -28,7 +29,12 @@ export default function AdminPage() {
   return (
     <Page title={m.admin_title()} breadcrumb={[homeCrumb(), { label: m.admin_title() }]} pageClass="page_admin">
       <h1>{m.admin_title()}</h1>
-      {me.data ? <CloudMachinesSection /> : me.error ? <ErrorState error={me.error} onRetry={() => void me.refetch()} /> : <LoadingState />}
+      {me.data ? (
+        <>
+          <OptimizeImagesSection />
+          <CloudMachinesSection />
+        </>
+      ) : me.error ? <ErrorState error={me.error} onRetry={() => void me.refetch()} /> : <LoadingState />}
     </Page>
   );
 }

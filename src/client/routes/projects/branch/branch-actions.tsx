@@ -67,6 +67,7 @@ export function BranchActions({ project, branch }: { project: Project; branch: B
         title={m.branch_publish_new()}
         confirmLabel={m.version_publish()}
         initial={{ title: nextVersionTitle(latest ?? branch.currentVersion?.title), description: '' }}
+        projectId={project.id}
         withPackages
         packages={packages}
         onSubmit={submit}

@@ -26,9 +26,11 @@ export function DescriptionSection({ project }: { project: Project }) {
         title={m.project_overview_edit_description()}
         initial={current.markdown}
         images={current.images}
-        onSave={async (markdown) => {
-          // Images stay as they are: the editor changes the text only (image upload comes later).
-          const saved = await put.mutateAsync({ project: project.id, description: { markdown, lang: current.lang, images: current.images } });
+        projectId={project.id}
+        headingOffset={2}
+        onSave={async (markdown, images) => {
+          // The images the text references: those it had and those pasted into it (spec §3 images).
+          const saved = await put.mutateAsync({ project: project.id, description: { markdown, lang: current.lang, images } });
           utils.projects.description.get.setData({ project: project.id }, saved);
         }}
         onClose={close}

@@ -72,6 +72,7 @@ export function VersionActions({ project, version, onPublished }: { project: Pro
         title={m.version_edit_title()}
         confirmLabel={m.version_save()}
         initial={{ title: version.title, description: version.description }}
+        projectId={project.id}
         onSubmit={async (values) => {
           const title = values.title === version.title ? undefined : values.title;
           const description = values.description === version.description ? undefined : values.description;
