@@ -79,6 +79,8 @@ const endpoints: Endpoint[] = [
     body: () => ({ markdown: 'hello', lang: 'en', images: [] }),
     expected: adminAction,
   },
+  { name: 'GET media', method: 'GET', path: ({ project: p }) => `/api/projects/${p}/media`, expected: readable },
+  { name: 'PUT media', method: 'PUT', path: ({ project: p }) => `/api/projects/${p}/media`, body: () => ({ cover: null, screenshots: [] }), expected: adminAction },
   { name: 'GET star', method: 'GET', path: ({ project: p }) => `/api/projects/${p}/star`, expected: signedInReadable },
   { name: 'PUT star', method: 'PUT', path: ({ project: p }) => `/api/projects/${p}/star`, body: () => true, expected: signedInReadable },
   { name: 'GET users', method: 'GET', path: ({ project: p }) => `/api/projects/${p}/users`, expected: membersOnly },
@@ -309,9 +311,9 @@ const cells = endpoints.flatMap((endpoint) =>
 
 describe('projects authorisation matrix', () => {
   test('covers every endpoint, caller and visibility', () => {
-    // 42 endpoints × 2 visibilities × (7 callers + 6 API tokens) = 1092
+    // 44 endpoints × 2 visibilities × (7 callers + 6 API tokens) = 1144
     expect(cells.length).toBe(endpoints.length * 2 * (callers.length + callers.length - 1));
-    expect(cells.length).toBe(1092);
+    expect(cells.length).toBe(1144);
   });
 
   test.each(cells.map((cell) => [`${cell.endpoint.name} | ${cell.visibility} | ${cell.caller}${cell.apiToken ? ' (API token)' : ''} → ${cell.expected}`, cell] as const))(

@@ -66,6 +66,7 @@ describe('GET /api/store/projects/{project}', () => {
         credentials: [{ provider: 'github', name: 'miner', title: 'Miner', profileUrl: 'https://github.com/miner', profilePictureUrl: null }],
       },
       description: { markdown: '# Hi', lang: 'en', images: [] },
+      media: { cover: null, screenshots: [] },
       branches: [
         { id: beta.id, title: 'Beta', versionTitle: '1.0.0', versionDescription: 'First', branchVersionPublished: expect.any(String), packages: [] },
         {

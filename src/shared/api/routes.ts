@@ -22,6 +22,7 @@ import type {
   starSchema,
 } from '../schemas/projects.ts';
 import type { storeProjectSchema } from '../schemas/store.ts';
+import type { projectMediaSchema, putProjectMediaInput, storeIndexPageSchema, storeIndexQuery } from '../schemas/project-media.ts';
 import type { createContentImageInput, createdContentImageSchema, finalizeContentImageInput, finalizedContentImageSchema } from '../schemas/content-images.ts';
 import type { createApiTokenInput, createdApiTokenSchema, meSchema, patchMeInput, sessionItemSchema } from '../schemas/users.ts';
 import type { branchHistoryItemSchema, createVersionInput, historyPageQuery, patchVersionInput, versionInBranchSchema, versionSchema } from '../schemas/versions.ts';
@@ -116,6 +117,9 @@ export const routes = {
     users: get(`${project}/users`).reply<ListOf<typeof projectUserSchema>>(),
     setUser: put(`${project}/users`).body<typeof setProjectUserInput>().reply<ListOf<typeof projectUserSchema>>(),
     leave: post(`${project}/users/leave`).reply<Ok>(),
+    /** Cover and screenshots for the store page (anyone who sees the project reads; patchProject writes). */
+    media: get(`${project}/media`).reply<typeof projectMediaSchema>(),
+    putMedia: put(`${project}/media`).body<typeof putProjectMediaInput>().reply<typeof projectMediaSchema>(),
   },
   branches: {
     list: get(`${project}/branches`).reply<ListOf<typeof branchSchema>>(),
@@ -183,6 +187,8 @@ export const routes = {
   },
   store: {
     project: get('/store/projects/:project').reply<typeof storeProjectSchema>(),
+    /** The store index: public projects with a public branch, by title in the reader's collation, paged. */
+    index: get('/store/projects').query<typeof storeIndexQuery>().reply<typeof storeIndexPageSchema>(),
     download: get(`${storePackage}/download`).query<typeof downloadQuery>().reply<typeof downloadUrlSchema>(),
     torrent: get(`${storePackage}/torrent`).stream(),
     space: get(`${storePackage}/space`).reply<typeof packageSpaceSchema>(),

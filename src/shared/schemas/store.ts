@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { packageSchema } from './packages.ts';
+import { projectMediaSchema } from './project-media.ts';
 import { descriptionSchema } from './projects.ts';
 
 export const storeCredentialSchema = z.object({
@@ -23,6 +24,8 @@ export const storeProjectSchema = z.object({
   title: z.string(),
   owner: z.object({ title: z.string(), credentials: z.array(storeCredentialSchema) }),
   description: descriptionSchema,
+  /** Cover and screenshots (issue 19). */
+  media: projectMediaSchema,
   branches: z.array(
     z.object({
       id: z.string(),

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { check, foreignKey, index, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { users } from './accounts.ts';
 import { projects } from './projects.ts';
 
@@ -58,7 +58,38 @@ export const contentImages = pgTable(
   (table) => [
     index('content_images_project').on(table.projectId, table.createdAt),
     index('content_images_status').on(table.status, table.id),
+    // The target of project_media's (project, image) key: an image can only be its own project's media.
+    unique('content_images_project_id').on(table.projectId, table.id),
     check('content_images_status', sql`${table.status} in ('uploading', 'ready', 'errored')`),
     check('content_images_declared', sql`${table.declaredSize} > 0 and ${table.declaredWidth} > 0 and ${table.declaredHeight} > 0 and ${table.scale} > 0`),
+  ],
+);
+
+export const projectMediaRoles = ['cover', 'screenshot'] as const;
+export type ProjectMediaRole = (typeof projectMediaRoles)[number];
+
+/**
+ * A project's cover and screenshots for its store page (issue 19): one row per slot, the cover at
+ * position 0, screenshots at 0, 1, ... in their order. The image must be the project's own (the key
+ * (project_id, image_id) references content_images' (project_id, id)); an image that goes (collected,
+ * which only happens once no slot uses it, or its project deleted) takes its slot with it, so a cover
+ * never points at nothing. Every write NOTIFYs store_changed (migration 0011_project_media).
+ */
+export const projectMedia = pgTable(
+  'project_media',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    role: text('role', { enum: projectMediaRoles }).notNull(),
+    position: integer('position').notNull(),
+    imageId: text('image_id').notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.projectId, table.role, table.position] }),
+    foreignKey({ name: 'project_media_image_fk', columns: [table.projectId, table.imageId], foreignColumns: [contentImages.projectId, contentImages.id] }).onDelete('cascade'),
+    index('project_media_image').on(table.imageId),
+    check('project_media_role', sql`${table.role} in ('cover', 'screenshot')`),
+    check('project_media_position', sql`${table.position} >= 0 and (${table.role} <> 'cover' or ${table.position} = 0)`),
   ],
 );

@@ -5,17 +5,19 @@ import { contentImagesPrefix, parseContentImageKey } from './content-image-keys.
 import { deleteContentImageBlobs } from './content-images.service.ts';
 
 /**
- * Which images a description uses. A description names its images by id: the project description's
- * `images` list (PUT .../description), and the /content-images/{id}/ URLs in the markdown of the
- * project's description and of its versions' descriptions (which have no list). Only the image's own
- * project counts: another project's markdown linking the URL does not keep it.
+ * Which images are in use. A description names its images by id: the project description's `images`
+ * list (PUT .../description), and the /content-images/{id}/ URLs in the markdown of the project's
+ * description and of its versions' descriptions (which have no list). Only the image's own project
+ * counts: another project's markdown linking the URL does not keep it. The project's cover and
+ * screenshots (project_media, PUT .../media) use theirs too.
  */
 const column = (name: string) => sql.raw(`"content_images"."${name}"`);
 const referenced: SQL = sql`(exists (select 1 from projects p where p.id = ${column('project_id')} and (
     p.description_images @> jsonb_build_array(jsonb_build_object('id', ${column('id')}))
     or strpos(p.description_markdown, '/content-images/' || ${column('id')} || '/') > 0))
   or exists (select 1 from versions v where v.project_id = ${column('project_id')}
-    and strpos(v.description, '/content-images/' || ${column('id')} || '/') > 0))`;
+    and strpos(v.description, '/content-images/' || ${column('id')} || '/') > 0)
+  or exists (select 1 from project_media m where m.image_id = ${column('id')}))`;
 
 /** An upload nobody finished is collected this long after its token expired (a finalize may still run just before). */
 const expiredUploadMarginMs = 60 * 60_000;
@@ -25,7 +27,8 @@ export type ContentImageCollection = { referenced: number; collected: number; bl
 
 /**
  * The 'content_images_collect' job's work (hourly), crash-safe in this order:
- * 1. images a description references get last_referenced_at = now (their grace period restarts);
+ * 1. images in use (a description references them, or they are a cover or screenshot) get
+ *    last_referenced_at = now (their grace period restarts);
  * 2. rows are deleted in batches, each re-checking in the DELETE itself that it is still garbage: ready
  *    images unreferenced for CONTENT_IMAGE_GRACE_HOURS (counted from the last time one was referenced,
  *    else from finalize), refused ('errored') ones as old, uploads whose token expired an hour ago;

@@ -47,7 +47,7 @@ export async function findContentImage(db: Executor, id: string, options: { lock
 }
 
 /** The finalize reply: `url` is the largest size (the image's own width). */
-export function describeContentImage(row: ContentImageRow, appUrl: string): FinalizedContentImage {
+export function describeContentImage(row: Pick<ContentImageRow, 'id' | 'widths' | 'width' | 'height' | 'scale'>, appUrl: string): FinalizedContentImage {
   const largest = row.widths.at(-1) ?? row.width ?? 0;
   return { id: row.id, url: contentImageUrl(appUrl, row.id, largest), width: row.width ?? 0, height: row.height ?? 0, scale: row.scale };
 }

@@ -11,8 +11,10 @@ import {
   setProjectUserInput,
   starSchema,
 } from '../../../shared/schemas/projects.ts';
+import { projectMediaSchema, putProjectMediaInput } from '../../../shared/schemas/project-media.ts';
 import type { Deps } from '../../deps.ts';
 import { actorResolver } from '../../http/actor.ts';
+import { getProjectMedia, putProjectMedia } from './media.service.ts';
 import { leaveProject, listProjectUsers, setProjectUser } from './members.service.ts';
 import {
   createProject,
@@ -29,6 +31,7 @@ import {
 
 const ok = z.object({ ok: z.boolean() });
 const params = z.object({ project: projectIdSchema });
+const appUrlOf = (deps: Deps, request: Request) => deps.config.publicUrl ?? new URL(request.url).origin;
 
 export function projectsRoutes(deps: Deps) {
   return new Elysia({ tags: ['Projects'] })
@@ -76,6 +79,17 @@ export function projectsRoutes(deps: Deps) {
       body: descriptionSchema,
       response: descriptionSchema,
       detail: { summary: "Replace the project's description" },
+    })
+    .get('/projects/:project/media', ({ actor, params, request }) => getProjectMedia(deps, actor, params.project, appUrlOf(deps, request)), {
+      params,
+      response: projectMediaSchema,
+      detail: { summary: "The project's cover and screenshots for its store page (url: each image's largest size)" },
+    })
+    .put('/projects/:project/media', ({ actor, params, body, request }) => putProjectMedia(deps, actor, params.project, body, appUrlOf(deps, request)), {
+      params,
+      body: putProjectMediaInput,
+      response: projectMediaSchema,
+      detail: { summary: 'Set the cover and screenshots (finalized content images of the project, screenshots in order; patchProject)' },
     })
     .get('/projects/:project/star', ({ actor, params }) => getStar(deps, actor, params.project), {
       params,

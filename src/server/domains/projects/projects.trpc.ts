@@ -10,7 +10,9 @@ import {
   setProjectUserInput,
   starSchema,
 } from '../../../shared/schemas/projects.ts';
+import { putProjectMediaInput } from '../../../shared/schemas/project-media.ts';
 import { procedure, router } from '../../trpc/init.ts';
+import { getProjectMedia, putProjectMedia } from './media.service.ts';
 import { branchIdSchema, createBranchInput, patchBranchInput } from '../../../shared/schemas/branches.ts';
 import { createBranch, deleteBranch, listBranches, patchBranch } from './branches.service.ts';
 import { createVersionInput, historyPageQuery, patchVersionInput, versionIdSchema } from '../../../shared/schemas/versions.ts';
@@ -59,6 +61,14 @@ export const projectsRouter = router({
     put: procedure
       .input(byProject.extend({ description: descriptionSchema }))
       .mutation(({ ctx, input }) => putDescription(ctx.deps, ctx.actor, input.project, input.description)),
+  }),
+  /** Cover and screenshots: media.get, media.put {project, cover, screenshots}. */
+  media: router({
+    get: procedure.input(byProject).query(({ ctx, input }) => getProjectMedia(ctx.deps, ctx.actor, input.project, ctx.appUrl)),
+    put: procedure.input(byProject.and(putProjectMediaInput)).mutation(({ ctx, input }) => {
+      const { project, ...body } = input;
+      return putProjectMedia(ctx.deps, ctx.actor, project, body, ctx.appUrl);
+    }),
   }),
   star: router({
     get: procedure.input(byProject).query(({ ctx, input }) => getStar(ctx.deps, ctx.actor, input.project)),

@@ -15,6 +15,11 @@ import { subscribeChannel } from '../../db/notify.ts';
  * A page read from the database while a change commits must not be cached after that change's
  * notification was handled: each entry is stored only if no invalidation happened since its read began.
  *
+ * The store index keeps one list of every listed project the same way (storeListOf): a notification
+ * marks its project dirty and the next read reloads only the dirty projects ('*', a re-established
+ * LISTEN or the age limit reload the whole list), so thousands of projects cost one query per change,
+ * not one per read.
+ *
  * Read-your-writes: a change's notification travels on another connection than its commit, so it can
  * arrive just after the writer got its answer. syncStoreCache (run after every write request of this
  * process) sends a marker NOTIFY and waits for it: PostgreSQL delivers notifications in commit order,
@@ -32,8 +37,23 @@ export type StoreCache<T> = {
 const syncPrefix = 'sync:';
 const syncTimeoutMs = 2000;
 
+/** One list of the store (the index): items by project id, and what must be reloaded before the next read. */
+type ListState = {
+  items: Map<string, unknown> | undefined;
+  loadedAt: number;
+  /** Projects whose notification arrived since their item was read. */
+  dirty: Set<string>;
+  /** Reload everything ('*', a re-established LISTEN, a lost sync marker, too many dirty projects). */
+  allDirty: boolean;
+  /** What is derived from the items (derive), dropped whenever they change. */
+  derived: Map<string, unknown>;
+  /** The refresh under way: one at a time, the others wait for it. */
+  refreshing: Promise<void> | undefined;
+};
+
 type CacheState<T> = {
   entries: Map<string, Entry<T>>;
+  lists: Map<string, ListState>;
   /** Marker notifications this process waits for (syncStoreCache). */
   syncs: Map<string, () => void>;
   /** Bumped by every invalidation: a read that began before the bump must not be cached. */
@@ -42,24 +62,37 @@ type CacheState<T> = {
 };
 
 const states = new WeakMap<DatabaseHandle, CacheState<unknown>>();
+/** More dirty projects than this and the whole list is reloaded (one query beats a huge IN list). */
+const maxDirty = 500;
+
+function dropEverything(state: CacheState<unknown>): void {
+  state.generation++;
+  state.entries.clear();
+  for (const list of state.lists.values()) list.allDirty = true;
+}
 
 function stateOf<T>(database: DatabaseHandle): CacheState<T> {
   const existing = states.get(database);
   if (existing) return existing as CacheState<T>;
-  const state: CacheState<T> = { entries: new Map(), syncs: new Map(), generation: 0, listening: Promise.resolve(false) };
-  const dropAll = () => {
-    state.generation++;
-    state.entries.clear();
-  };
+  const state: CacheState<T> = { entries: new Map(), lists: new Map(), syncs: new Map(), generation: 0, listening: Promise.resolve(false) };
+  const dropAll = () => dropEverything(state as CacheState<unknown>);
   state.listening = subscribeChannel(database, storeChangedChannel, {
     onMessage(projectId) {
       if (projectId.startsWith(syncPrefix)) {
         state.syncs.get(projectId)?.();
         return;
       }
+      if (projectId === '*') {
+        dropAll();
+        return;
+      }
       state.generation++;
-      if (projectId === '*') state.entries.clear();
-      else state.entries.delete(projectId);
+      state.entries.delete(projectId);
+      for (const list of state.lists.values()) {
+        if (list.allDirty) continue;
+        list.dirty.add(projectId);
+        if (list.dirty.size > maxDirty) list.allDirty = true;
+      }
     },
     onResubscribe: dropAll,
   }).then(
@@ -91,6 +124,111 @@ export function storeCacheOf<T>(database: DatabaseHandle, options: { maxAgeMs: n
   };
 }
 
+export type StoreListLoaders<T> = {
+  /** Every item of the list, by project id. */
+  all(): Promise<Map<string, T>>;
+  /** The current items of these projects (absent: the project is not in the list any more). */
+  some(projectIds: string[]): Promise<Map<string, T>>;
+};
+
+export type StoreListView<T> = {
+  items: ReadonlyMap<string, T>;
+  /** What `compute` made from this version of the items, kept until they change (e.g. a sort per language). */
+  derive<D>(key: string, compute: () => D): D;
+};
+
+export type StoreList<T> = {
+  /** The list, brought up to date first: dirty projects through `some`, everything through `all` when needed. */
+  get(loaders: StoreListLoaders<T>): Promise<StoreListView<T>>;
+};
+
+function listOf(state: CacheState<unknown>, name: string): ListState {
+  let list = state.lists.get(name);
+  if (!list) {
+    list = { items: undefined, loadedAt: 0, dirty: new Set(), allDirty: true, derived: new Map(), refreshing: undefined };
+    state.lists.set(name, list);
+  }
+  return list;
+}
+
+function viewOf<T>(items: ReadonlyMap<string, T>, derived: Map<string, unknown> | undefined): StoreListView<T> {
+  return {
+    items,
+    derive<D>(key: string, compute: () => D): D {
+      if (!derived) return compute();
+      if (!derived.has(key)) {
+        // Bounded: a caller asking for many keys (languages) between two changes recomputes instead.
+        if (derived.size >= 32) derived.clear();
+        derived.set(key, compute());
+      }
+      return derived.get(key) as D;
+    },
+  };
+}
+
+/**
+ * A list kept per process under `name`, exact by the same notifications as the pages: each notified
+ * project is reloaded on the next read (a notification arriving while a reload runs marks it dirty
+ * again, so nothing read before a change survives it), everything after maxAgeMs. Refreshes run one at
+ * a time; readers that arrive meanwhile wait for it. Without a LISTEN nothing is kept.
+ */
+export function storeListOf<T>(database: DatabaseHandle, name: string, options: { maxAgeMs: number }): StoreList<T> {
+  return {
+    async get(loaders) {
+      const state = stateOf<T>(database) as CacheState<unknown>;
+      if (!(await state.listening)) return viewOf(await loaders.all(), undefined);
+      const list = listOf(state, name);
+      for (;;) {
+        if (list.refreshing) {
+          await list.refreshing.catch(() => undefined);
+          continue;
+        }
+        const stale = !list.items || list.allDirty || Date.now() - list.loadedAt >= options.maxAgeMs;
+        if (!stale && list.dirty.size === 0) return viewOf(list.items as Map<string, T>, list.derived);
+        list.refreshing = refreshList(list, loaders, stale).finally(() => {
+          list.refreshing = undefined;
+        });
+        await list.refreshing;
+        return viewOf(list.items as Map<string, T>, list.derived);
+      }
+    },
+  };
+}
+
+async function refreshList<T>(list: ListState, loaders: StoreListLoaders<T>, everything: boolean): Promise<void> {
+  if (everything) {
+    // Cleared before the read: what is notified from now on is reloaded next time.
+    list.allDirty = false;
+    list.dirty.clear();
+    const startedAt = Date.now();
+    try {
+      list.items = (await loaders.all()) as Map<string, unknown>;
+    } catch (error) {
+      list.allDirty = true;
+      throw error;
+    }
+    list.loadedAt = startedAt;
+  } else {
+    const ids = [...list.dirty];
+    list.dirty.clear();
+    let fresh: Map<string, T>;
+    try {
+      fresh = await loaders.some(ids);
+    } catch (error) {
+      for (const id of ids) list.dirty.add(id);
+      throw error;
+    }
+    // A full reload ordered meanwhile ('*') wins; the items stay as they were until it runs.
+    if (list.allDirty || !list.items) return;
+    for (const id of ids) {
+      const item = fresh.get(id);
+      if (item === undefined) list.items.delete(id);
+      else list.items.set(id, item);
+    }
+  }
+  list.derived = new Map();
+}
+
 /**
  * Waits until every store change committed before this call has reached this process's cache. Free
  * when nothing is cached (nothing can be stale); otherwise one NOTIFY round trip. Gives up after
@@ -98,7 +236,7 @@ export function storeCacheOf<T>(database: DatabaseHandle, options: { maxAgeMs: n
  */
 export async function syncStoreCache(database: DatabaseHandle): Promise<void> {
   const state = states.get(database);
-  if (!state || state.entries.size === 0 || !(await state.listening)) return;
+  if (!state || !holdsAnything(state) || !(await state.listening)) return;
   const marker = `${syncPrefix}${crypto.randomUUID()}`;
   const arrived = new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), syncTimeoutMs);
@@ -109,11 +247,14 @@ export async function syncStoreCache(database: DatabaseHandle): Promise<void> {
   });
   try {
     await database.db.execute(sql`select pg_notify(${storeChangedChannel}, ${marker})`);
-    if (!(await arrived)) {
-      state.generation++;
-      state.entries.clear();
-    }
+    if (!(await arrived)) dropEverything(state);
   } finally {
     state.syncs.delete(marker);
   }
+}
+
+function holdsAnything(state: CacheState<unknown>): boolean {
+  if (state.entries.size > 0) return true;
+  for (const list of state.lists.values()) if (list.items) return true;
+  return false;
 }

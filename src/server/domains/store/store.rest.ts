@@ -1,12 +1,34 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
 import { projectIdSchema } from '../../../shared/schemas/projects.ts';
+import { storeIndexPageSchema, storeIndexQuery } from '../../../shared/schemas/project-media.ts';
 import { storeProjectSchema } from '../../../shared/schemas/store.ts';
 import type { Deps } from '../../deps.ts';
+import { getStoreIndex } from './store-index.service.ts';
 import { getStoreProjectJson, getStoreSitemap } from './store.service.ts';
+
+/**
+ * The query as sent: Elysia splits values at commas and parses ones in brackets or braces as JSON,
+ * which would turn a search for "Hello, world" into a list. Runs before validation (transform), so
+ * the schema sees strings; a repeated parameter stays a list and is refused.
+ */
+function queryAsSent({ query, request }: { query: Record<string, unknown>; request: Request }): void {
+  const params = new URL(request.url).searchParams;
+  for (const key of Object.keys(query)) delete query[key];
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    query[key] = values.length === 1 ? values[0] : values;
+  }
+}
 
 export function storeRoutes(deps: Deps) {
   return new Elysia({ prefix: '/store', tags: ['Store'] })
+    .get('/projects', ({ query }) => getStoreIndex(deps, query), {
+      transform: queryAsSent,
+      query: storeIndexQuery,
+      response: storeIndexPageSchema,
+      detail: { summary: 'The store index: public projects with a published public branch, by title in the collation of lang, searchable, paged by cursor' },
+    })
     .get(
       '/projects/:project',
       async ({ params }) => new Response(await getStoreProjectJson(deps, params.project), { headers: { 'content-type': 'application/json' } }),

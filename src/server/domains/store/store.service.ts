@@ -4,7 +4,9 @@ import { branches, branchVersions, credentials, packages, projects, projectUsers
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import { summarizePackage } from '../packages/records/describe-package.ts';
+import { readProjectMedia } from '../projects/media.service.ts';
 import { storeCacheOf } from './store-cache.ts';
+import { newestStoreIndexUpdate } from './store-index.service.ts';
 
 /** Notifications keep cached pages exact; the age limit only bounds what a missed one could leave. */
 const storeCacheOptions = { maxAgeMs: 30_000, maxEntries: 1000 };
@@ -22,10 +24,11 @@ export async function getStoreProjectJson(deps: Deps, projectId: string): Promis
 }
 
 /**
- * What anyone (signed in or not) sees of a public project: the owner with
- * their public credentials, the description, and each public branch's current version with a summary
- * of its packages. Private projects are not_found for everyone here, members included (the store is
- * the public face).
+ * What anyone (signed in or not) sees of a public project: the owner with their public credentials,
+ * the description, the cover and screenshots, and each public branch's current version with a summary
+ * of its packages. Media URLs are absolute under PUBLIC_URL, else paths on the app's origin (the page
+ * is cached for every request). Private projects are not_found for everyone here, members included
+ * (the store is the public face).
  */
 async function loadStoreProject(deps: Deps, projectId: string): Promise<StoreProject> {
   const [project] = await deps.db
@@ -77,12 +80,14 @@ async function loadStoreProject(deps: Deps, projectId: string): Promise<StorePro
         .where(inArray(versionPackages.versionId, current.map((row) => row.versionId)))
         .orderBy(asc(versionPackages.position))
     : [];
+  const media = await readProjectMedia(deps.db, projectId, deps.config.publicUrl ?? '');
   const collator = new Intl.Collator(undefined, { sensitivity: 'base', numeric: true });
   return {
     id: project.id,
     title: project.title,
     owner: { title: project.ownerTitle, credentials: ownerCredentials },
     description: { markdown: project.markdown, lang: project.lang, images: project.images },
+    media,
     branches: current
       .sort((a, b) => collator.compare(a.branchTitle, b.branchTitle) || a.branchId.localeCompare(b.branchId))
       .map((row) => ({
@@ -100,9 +105,15 @@ function escapeXml(text: string): string {
   return text.replace(/[<>&'"]/g, (char) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[char]!);
 }
 
+/** A sitemap lastmod: W3C datetime in UTC to the second. */
+function lastmodOf(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
+}
+
 /**
- * GET /store/sitemap.xml: one URL per public project's store page, with the last publish to one of its
- * public branches as lastmod (branches have no page of their own).
+ * GET /store/sitemap.xml: the store index (/store, lastmod: its newest update), then one URL per public
+ * project's store page, with the last publish to one of its public branches as lastmod (branches have
+ * no page of their own).
  */
 export async function getStoreSitemap(deps: Deps, baseUrl: string): Promise<string> {
   const rows = await deps.db
@@ -116,9 +127,12 @@ export async function getStoreSitemap(deps: Deps, baseUrl: string): Promise<stri
     .where(eq(projects.isPublic, true))
     .orderBy(asc(projects.createdAt), asc(projects.id));
   const base = baseUrl.replace(/\/+$/, '');
-  const urls = rows.map((row) => {
+  const newest = await newestStoreIndexUpdate(deps);
+  const indexUrl = `  <url><loc>${escapeXml(`${base}/store`)}</loc>${newest ? `<lastmod>${lastmodOf(newest)}</lastmod>` : ''}</url>`;
+  const projectUrls = rows.map((row) => {
     const lastmod = row.lastPublished ? `<lastmod>${row.lastPublished}</lastmod>` : '';
     return `  <url><loc>${escapeXml(`${base}/store/${encodeURIComponent(row.id)}`)}</loc>${lastmod}</url>`;
   });
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}${urls.length ? '\n' : ''}</urlset>\n`;
+  const urls = [indexUrl, ...projectUrls];
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`;
 }
