@@ -163,11 +163,18 @@ async function followProgress(page: Page, name: string): Promise<number[]> {
   const item = launcher(page, name);
   await page.waitForFunction((selector) => document.querySelector(selector)?.hasAttribute('data-progress'), `.package_launcher[data-action="${name}"]`, { timeout: 15_000 });
   for (;;) {
-    const value = await item.getAttribute('data-progress', { timeout: 1000 }).catch(() => null);
-    if (value === null) break;
-    seen.push(Number(value));
-    expect(await item.locator('button').isDisabled()).toBe(true);
-    expect(await item.locator('[role="status"]').textContent()).toMatch(/^\d+%$/);
+    // One read of the progress, the button and the status together: the transition may end between two reads.
+    const state = await item
+      .evaluate((element) => ({
+        progress: element.getAttribute('data-progress'),
+        disabled: element.querySelector('button')?.disabled ?? false,
+        status: element.querySelector('[role="status"]')?.textContent ?? '',
+      }))
+      .catch(() => null);
+    if (state === null || state.progress === null) break;
+    seen.push(Number(state.progress));
+    expect(state.disabled).toBe(true);
+    expect(state.status).toMatch(/^\d+%$/);
     await page.waitForTimeout(250);
   }
   return seen;
