@@ -24,21 +24,13 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../e2e/support/browser.ts';
 import { startTestServer } from '../support/server.ts';
+import { kb, mark, measureLcp, ms, runsText, type LcpResult } from './lcp.ts';
 import { formatRatio } from './support.ts';
 
 const root = resolve(import.meta.dir, '..', '..');
 const initialJsGoalBytes = 150_000;
 const lcpGoalMs = 800;
 const lcpRuns = Number(process.env.BENCH_LCP_RUNS ?? 5);
-
-const kb = (bytes: number): string => `${(bytes / 1000).toFixed(1)} KB`;
-const ms = (value: number): string => `${Math.round(value)} ms`;
-const mark = (value: number, goal: number): string => (value <= goal ? 'within goal' : 'OVER GOAL');
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 type InitialJs = { files: { name: string; raw: number; gzip: number }[]; gzipTotal: number; rawTotal: number; lazyChunks: number };
 
@@ -134,48 +126,6 @@ function describeInitialJs(label: string, measured: InitialJs): string {
   );
 }
 
-/** Records the latest LCP candidate; installed before any page script. */
-const observeLcp = () => {
-  const state = { lcp: 0, element: '' };
-  (window as unknown as { __lcp: typeof state }).__lcp = state;
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries() as (PerformanceEntry & { element?: Element | null })[]) {
-      state.lcp = entry.startTime;
-      state.element = entry.element ? `${entry.element.tagName.toLowerCase()}${entry.element.className ? `.${String(entry.element.className).split(' ').join('.')}` : ''}` : '';
-    }
-  }).observe({ type: 'largest-contentful-paint', buffered: true });
-};
-
-/** One cold load (fresh context) of `url`; LCP once `readySelector` is shown and paint has settled. */
-async function loadOnce(browser: Browser, url: string, readySelector: string): Promise<{ lcp: number; element: string }> {
-  const context = await browser.newContext({ locale: 'en-US', colorScheme: 'light', viewport: { width: 1280, height: 800 } });
-  try {
-    await context.addInitScript(observeLcp);
-    const page = await context.newPage();
-    await page.goto(url, { waitUntil: 'load' });
-    await page.locator(readySelector).first().waitFor({ timeout: 15_000 });
-    // Two frames and a pause: the candidate for the final render is reported after its paint.
-    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 300)))));
-    const state = await page.evaluate(() => (window as unknown as { __lcp: { lcp: number; element: string } }).__lcp);
-    if (!(state.lcp > 0)) throw new Error(`no largest-contentful-paint entry for ${url}`);
-    return state;
-  } finally {
-    await context.close();
-  }
-}
-
-type LcpTarget = { url: string; readySelector: string };
-type LcpResult = { median: number; runs: { lcp: number; element: string }[] };
-
-/** Alternates the targets load by load, so a change in machine load touches both alike. */
-async function measureLcp(browser: Browser, targets: LcpTarget[]): Promise<LcpResult[]> {
-  const runs = targets.map(() => [] as { lcp: number; element: string }[]);
-  for (let i = 0; i < lcpRuns; i++) {
-    for (const [index, target] of targets.entries()) runs[index]!.push(await loadOnce(browser, target.url, target.readySelector));
-  }
-  return runs.map((list) => ({ median: median(list.map((run) => run.lcp)), runs: list }));
-}
-
 /** The home page as rendered, without scripts, with its stylesheet inlined: the no-JS baseline. */
 async function captureStaticHome(browser: Browser, url: string): Promise<string> {
   const context = await browser.newContext({ locale: 'en-US', colorScheme: 'light', viewport: { width: 1280, height: 800 } });
@@ -222,11 +172,15 @@ try {
     fetch: () => new Response(staticHtml, { headers: { 'content-type': 'text/html; charset=utf-8' } }),
   });
 
-  const [app, baseline] = (await measureLcp(browser, [
-    { url: `${server.url}/`, readySelector: 'main#content.page_home h1' },
-    { url: `http://127.0.0.1:${staticServer.port}/`, readySelector: 'main h1' },
-  ])) as [LcpResult, LcpResult];
-  const runs = (result: LcpResult) => result.runs.map((run) => Math.round(run.lcp)).join(', ');
+  const [app, baseline] = (await measureLcp(
+    browser,
+    [
+      { url: `${server.url}/`, readySelector: 'main#content.page_home h1' },
+      { url: `http://127.0.0.1:${staticServer.port}/`, readySelector: 'main h1' },
+    ],
+    lcpRuns,
+  )) as [LcpResult, LcpResult];
+  const runs = runsText;
   console.log(
     `${formatRatio(app.median / lcpGoalMs)} LCP of the home page (visitor), median of ${lcpRuns} cold loads: ${ms(app.median)} of goal ${ms(lcpGoalMs)}, ` +
       `${mark(app.median, lcpGoalMs)} (runs ${runs(app)} ms; element ${app.runs.at(-1)?.element || '?'})`,

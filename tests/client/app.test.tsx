@@ -91,9 +91,11 @@ describe('routing and screens', () => {
     await body().findByRole('heading', { level: 1, name: 'Page not found' });
   });
 
-  test('in development and experiment pages', async () => {
+  test('store index and experiment pages', async () => {
+    // The store index (issue 19) replaced the spec's 'in development' page at /store.
     openApp('/store');
-    await body().findByText('This page is in development.');
+    await body().findByRole('heading', { level: 1, name: 'Store' });
+    expect(body().getByRole('main').className).toContain('page_store_index');
     openApp('/experiment');
     await body().findByRole('heading', { level: 1, name: 'Experiment' });
     expect(body().getByTestId('experiment-size').textContent).toBe('1.5 KiB');

@@ -265,14 +265,22 @@ describe('with the helper connected', () => {
 
     const file = join(helper.workspace, 'Star Raiders', 'data', 'level.txt');
     writeFileSync(file, 'level 0ne');
-    act(() => fireEvent.click(within(row).getByRole('button', { name: 'Repair' })));
+    // Repair, Show folder and Uninstall are in the row's menu (Launch stays a button).
+    const currentRow = () => document.querySelector<HTMLElement>('.local_workdir')!;
+    const menuItem = async (name: string) => {
+      act(() => fireEvent.click(within(currentRow()).getByRole('button', { name: 'Actions for Star Raiders · Linux build' })));
+      return (await within(currentRow()).findByRole('menuitem', { name })) as HTMLButtonElement;
+    };
+    const repairItem = await menuItem('Repair');
+    act(() => fireEvent.click(repairItem));
     await waitFor(() => expect(readFileSync(file, 'utf8')).toBe('level one'), { timeout: 15_000 });
     // Done: the actions are enabled again (they are off while the repair runs).
-    const repair = () => within(document.querySelector<HTMLElement>('.local_workdir')!).getByRole('button', { name: 'Repair' }) as HTMLButtonElement;
-    await waitFor(() => expect(repair().disabled).toBe(false), { timeout: 10_000 });
-    expect(document.querySelector<HTMLElement>('.local_workdir')?.dataset.state).toBe('installed');
+    const launch = () => within(currentRow()).getByRole('button', { name: 'Launch' }) as HTMLButtonElement;
+    await waitFor(() => expect(launch().disabled).toBe(false), { timeout: 10_000 });
+    expect(currentRow().dataset.state).toBe('installed');
+    expect((await menuItem('Repair')).disabled).toBe(false);
 
-    act(() => fireEvent.click(within(document.querySelector<HTMLElement>('.local_workdir')!).getByRole('button', { name: 'Uninstall' })));
+    act(() => fireEvent.click(within(currentRow()).getByRole('menuitem', { name: 'Uninstall' })));
     const confirm = await body().findByRole('alertdialog', { name: 'Uninstall this game?' });
     expect(confirm.textContent).toContain(join(helper.workspace, 'Star Raiders'));
     expect(document.activeElement).toBe(within(confirm).getByRole('button', { name: 'Cancel' }));

@@ -14,8 +14,7 @@ async function drop(dialog: HTMLElement, items: Parameters<typeof h.dropData>[0]
 
 const checkCodes = (dialog: HTMLElement) => [...dialog.querySelectorAll<HTMLElement>('.package_checks_item')].map((item) => item.dataset.code);
 const checkItem = (dialog: HTMLElement, code: string) => dialog.querySelector<HTMLElement>(`.package_checks_item[data-code="${code}"]`)!;
-const makeStart = (dialog: HTMLElement, path: string) =>
-  fireEvent.click(within(h.rowOf(dialog, path)).getByRole('button', { name: `Make start file (${path.split('/').pop()})` }));
+const makeStart = (dialog: HTMLElement, path: string) => fireEvent.click(h.rowAction(dialog, path, 'Make start file'));
 
 describe('new package dialog: checks and their fixes', () => {
   test('no files: the check says so and Create is disabled', async () => {
@@ -82,7 +81,7 @@ describe('new package dialog: checks and their fixes', () => {
     expect(checkItem(dialog, 'not_executable').textContent).toContain('The start file run.sh is not marked executable, so it cannot start on Linux or macOS.');
     fireEvent.click(within(checkItem(dialog, 'not_executable')).getByRole('button', { name: 'Mark executable' }));
     await waitFor(() => expect(checkCodes(dialog)).toEqual([]));
-    expect((within(h.rowOf(dialog, 'run.sh')).getByRole('checkbox', { name: 'run.sh is executable' }) as HTMLInputElement).checked).toBe(true);
+    expect(h.rowAction(dialog, 'run.sh', 'Executable').getAttribute('aria-checked')).toBe('true');
   });
 
   test('no likely start file: the fix explains where to choose one', async () => {
@@ -100,7 +99,7 @@ describe('new package dialog: Create', () => {
     await h.pickFiles(dialog, [stuck as unknown as File]);
     await waitFor(() => expect(within(dialog).getByText('Reading files: 0%')).toBeTruthy());
     expect(h.createButton(dialog).disabled).toBe(true);
-    fireEvent.click(within(h.rowOf(dialog, 'slow.bin')).getByRole('button', { name: 'Remove (slow.bin)' }));
+    fireEvent.click(h.rowAction(dialog, 'slow.bin', 'Remove'));
     await h.pickFiles(dialog, [h.makeFile('fast.bin', 'abc')]);
     await h.waitForReady(dialog);
     expect(h.createButton(dialog).disabled).toBe(false);
@@ -112,7 +111,7 @@ describe('new package dialog: Create', () => {
     const refusal = await within(dialog).findByTestId('new-package-too-large');
     expect(refusal.textContent).toMatch(/^The package is 3\.\d KiB, more than the 1\.5 KiB this project allows\.$/);
     expect(h.createButton(dialog).disabled).toBe(true);
-    fireEvent.click(within(h.rowOf(dialog, 'big.bin')).getByRole('button', { name: 'Remove (big.bin)' }));
+    fireEvent.click(h.rowAction(dialog, 'big.bin', 'Remove'));
     await h.pickFiles(dialog, [h.makeFile('small.bin', 'x'.repeat(100))]);
     await h.waitForReady(dialog);
     expect(within(dialog).queryByTestId('new-package-too-large')).toBeNull();

@@ -102,6 +102,19 @@ export function rowOf(dialog: HTMLElement, path: string): HTMLElement {
   return row;
 }
 
+/**
+ * A row's action (issue 19: one menu per row): opens the row's menu button ('Actions for {name}') and
+ * returns its item named `name` (a menuitem, or the menuitemcheckbox 'Executable').
+ */
+export function rowAction(dialog: HTMLElement, path: string, name: string): HTMLElement {
+  const row = rowOf(dialog, path);
+  const button = within(row).getByRole('button', { name: `Actions for ${path.split('/').pop()}` });
+  if (button.getAttribute('aria-expanded') !== 'true') fireEvent.click(button);
+  const item = [...row.querySelectorAll<HTMLElement>('[role^="menuitem"]')].find((element) => element.textContent?.replace('✓', '').trim() === name);
+  if (!item) throw new Error(`no menu item ${name} in ${path}`);
+  return item;
+}
+
 export function rowPaths(dialog: HTMLElement): string[] {
   return [...dialog.querySelectorAll<HTMLElement>('tr[data-path]')].map((element) => element.dataset.path!);
 }

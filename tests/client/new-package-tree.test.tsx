@@ -84,7 +84,7 @@ describe('new package dialog: file tree editor', () => {
 
   test('Move… offers the folders a row may go to and moves it', async () => {
     const { dialog } = await withDropped({ a: { 'x.txt': 'x' }, b: {}, 'y.txt': 'y' });
-    fireEvent.click(within(h.rowOf(dialog, 'a')).getByRole('button', { name: 'Move (a)' }));
+    fireEvent.click(h.rowAction(dialog, 'a', 'Move…'));
     const move = await within(document.body).findByRole('dialog', { name: 'Move a' });
     const options = within(move).getAllByRole('option').map((option) => option.textContent);
     expect(options).toEqual(['b']); // not itself, not where it is (the top level)
@@ -95,15 +95,21 @@ describe('new package dialog: file tree editor', () => {
   test('explode, start file, executable and remove act on the tree', async () => {
     const opened = await withDropped({ build: { 'run.sh': '#!/bin/sh', lib: { 'x.so': 'elf' } } });
     const { dialog } = opened;
-    fireEvent.click(within(h.rowOf(dialog, 'build')).getByRole('button', { name: 'Replace with contents (build)' }));
+    fireEvent.click(h.rowAction(dialog, 'build', 'Replace with contents'));
     await waitFor(() => expect(h.rowPaths(dialog)).toEqual(['lib', 'lib/x.so', 'run.sh']));
-    fireEvent.click(within(h.rowOf(dialog, 'run.sh')).getByRole('button', { name: 'Make start file (run.sh)' }));
+    fireEvent.click(h.rowAction(dialog, 'run.sh', 'Make start file'));
     await waitFor(() => expect(within(h.rowOf(dialog, 'run.sh')).getByText('Start file')).toBeTruthy());
-    const executable = within(h.rowOf(dialog, 'run.sh')).getByRole('checkbox', { name: 'run.sh is executable' }) as HTMLInputElement;
-    expect(executable.checked).toBe(false);
+    // The start file's menu no longer offers to make it the start file.
+    expect(() => h.rowAction(dialog, 'run.sh', 'Make start file')).toThrow();
+    fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    const executable = h.rowAction(dialog, 'run.sh', 'Executable');
+    expect(executable.getAttribute('role')).toBe('menuitemcheckbox');
+    expect(executable.getAttribute('aria-checked')).toBe('false');
     fireEvent.click(executable);
-    await waitFor(() => expect(executable.checked).toBe(true));
-    fireEvent.click(within(h.rowOf(dialog, 'lib')).getByRole('button', { name: 'Remove (lib)' }));
+    await waitFor(() => expect(within(h.rowOf(dialog, 'run.sh')).getByText('Executable')).toBeTruthy());
+    expect(h.rowAction(dialog, 'run.sh', 'Executable').getAttribute('aria-checked')).toBe('true');
+    fireEvent.keyDown(document.activeElement!, { key: 'Escape' });
+    fireEvent.click(h.rowAction(dialog, 'lib', 'Remove'));
     await waitFor(() => expect(h.rowPaths(dialog)).toEqual(['run.sh']));
     await h.waitForReady(dialog);
     fireEvent.click(h.createButton(dialog));
@@ -130,10 +136,56 @@ describe('new package dialog: file tree editor', () => {
     await waitFor(() => expect(h.rowPaths(dialog)).not.toContain('top/mid/leaf.txt'));
     fireEvent.keyDown(h.rowOf(dialog, 'top/mid'), { key: 'End' });
     await waitFor(() => expect(document.activeElement).toBe(h.rowOf(dialog, 'z.txt')));
-    // Only the focused row's buttons are in the tab order.
-    expect(within(h.rowOf(dialog, 'z.txt')).getByRole('button', { name: 'Remove (z.txt)' }).tabIndex).toBe(0);
-    expect(within(h.rowOf(dialog, 'top')).getByRole('button', { name: 'Remove (top)' }).tabIndex).toBe(-1);
+    // Only the focused row's menu button is in the tab order.
+    expect(within(h.rowOf(dialog, 'z.txt')).getByRole('button', { name: 'Actions for z.txt' }).tabIndex).toBe(0);
+    expect(within(h.rowOf(dialog, 'top')).getByRole('button', { name: 'Actions for top' }).tabIndex).toBe(-1);
     fireEvent.keyDown(h.rowOf(dialog, 'z.txt'), { key: 'Delete' });
     await waitFor(() => expect(h.rowPaths(dialog)).toEqual(['top', 'top/mid']));
+  });
+
+  test('row menu: a menu button per row; arrows, Home, End and a letter move; Escape closes it, not the dialog', async () => {
+    const { dialog } = await withDropped({ 'game.exe': 'MZ', 'notes.txt': 'n' });
+    const row = h.rowOf(dialog, 'game.exe');
+    // One control per row instead of four buttons and a checkbox.
+    expect(within(row).getAllByRole('button').filter((button) => !button.hasAttribute('aria-hidden'))).toHaveLength(1);
+    expect(within(row).queryByRole('checkbox')).toBeNull();
+    const button = within(row).getByRole('button', { name: 'Actions for game.exe' });
+    expect(button.getAttribute('aria-haspopup')).toBe('menu');
+    expect(button.getAttribute('aria-expanded')).toBe('false');
+    button.focus();
+    fireEvent.keyDown(button, { key: 'ArrowDown' });
+    const menu = await within(row).findByRole('menu', { name: 'Actions for game.exe' });
+    expect(button.getAttribute('aria-expanded')).toBe('true');
+    expect(button.getAttribute('aria-controls')).toBe(menu.id);
+    const names = () => [...menu.querySelectorAll('[role^="menuitem"]')].map((item) => item.textContent?.replace('✓', '').trim());
+    expect(names()).toEqual(['Make start file', 'Executable', 'Move…', 'Remove']);
+    const focused = () => document.activeElement?.textContent?.replace('✓', '').trim();
+    await waitFor(() => expect(focused()).toBe('Make start file'));
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowDown' });
+    await waitFor(() => expect(focused()).toBe('Executable'));
+    fireEvent.keyDown(document.activeElement!, { key: 'End' });
+    await waitFor(() => expect(focused()).toBe('Remove'));
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowDown' });
+    await waitFor(() => expect(focused()).toBe('Make start file'));
+    fireEvent.keyDown(document.activeElement!, { key: 'ArrowUp' });
+    await waitFor(() => expect(focused()).toBe('Remove'));
+    fireEvent.keyDown(document.activeElement!, { key: 'm' });
+    await waitFor(() => expect(focused()).toBe('Make start file'));
+    fireEvent.keyDown(document.activeElement!, { key: 'm' });
+    await waitFor(() => expect(focused()).toBe('Move…'));
+    fireEvent.keyDown(document.activeElement!, { key: 'Home' });
+    await waitFor(() => expect(focused()).toBe('Make start file'));
+    // Escape: the menu closes, focus goes back to its button, the dialog stays open.
+    // (fireEvent answers false when the event's default action was prevented: the dialog's cancel.)
+    expect(fireEvent.keyDown(document.activeElement!, { key: 'Escape' })).toBe(false);
+    await waitFor(() => expect(within(row).queryByRole('menu')).toBeNull());
+    expect(document.activeElement).toBe(button);
+    expect(button.getAttribute('aria-expanded')).toBe('false');
+    expect(dialog.isConnected).toBe(true);
+    // ArrowUp opens on the last item; a click outside closes.
+    fireEvent.keyDown(button, { key: 'ArrowUp' });
+    await waitFor(() => expect(focused()).toBe('Remove'));
+    fireEvent.pointerDown(h.rowOf(dialog, 'notes.txt'));
+    await waitFor(() => expect(within(row).queryByRole('menu')).toBeNull());
   });
 });

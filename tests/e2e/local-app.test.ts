@@ -264,12 +264,16 @@ test('a player downloads, runs and trusts the local app, then installs, launches
   const connectedViolations = await seriousAccessibilityViolations(page);
   if (connectedViolations.length > 0) throw new Error(formatViolations(connectedViolations, '/local connected'));
   writeFileSync(join(gameDir, 'README.txt'), 'tampered');
-  await row.getByRole('button', { name: en('local_repair'), exact: true }).click();
+  // Repair, Show folder and Uninstall are in the row's menu; Launch stays a button.
+  const rowMenu = row.getByRole('button', { name: en('row_menu_label', { name: 'Rocket Garden · Linux build' }), exact: true });
+  await rowMenu.click();
+  await row.getByRole('menuitem', { name: en('local_repair'), exact: true }).click();
   await waitForFile(join(gameDir, 'README.txt'), 'Rocket Garden v2\n');
-  await page.waitForFunction(() => document.querySelector<HTMLButtonElement>('.local_workdir_actions button:nth-child(2)')?.disabled === false, undefined, { timeout: 15_000 });
+  await page.waitForFunction(() => document.querySelector<HTMLButtonElement>('.local_workdir_actions .button_primary')?.disabled === false, undefined, { timeout: 15_000 });
 
   // Uninstall asks first (danger, Cancel focused), then removes the files.
-  await row.getByRole('button', { name: en('local_uninstall'), exact: true }).click();
+  await rowMenu.click();
+  await row.getByRole('menuitem', { name: en('local_uninstall'), exact: true }).click();
   const confirm = openDialog(page);
   await confirm.waitFor();
   expect(await confirm.getAttribute('role')).toBe('alertdialog');

@@ -112,6 +112,24 @@ test('drop a generated folder, fix every check with one click, create: the packa
   expect(await notSet.locator('option').first().textContent()).toBe('index.html');
   await notSet.getByRole('button', { name: en('package_check_fix_set_entrypoint'), exact: true }).click();
   await row(dialog, 'index.html').getByText(en('file_tree_start_file'), { exact: true }).waitFor();
+  // Each row has one menu button (issue 19): it opens from the keyboard inside the viewport, and Escape
+  // closes the menu only, giving focus back to its button; the dialog stays open.
+  const menuButton = row(dialog, 'index.html').getByRole('button', { name: en('row_menu_label', { name: 'index.html' }), exact: true });
+  await menuButton.focus();
+  await page.keyboard.press('Enter');
+  const menu = page.getByRole('menu', { name: en('row_menu_label', { name: 'index.html' }) });
+  await menu.waitFor();
+  expect(await menuButton.getAttribute('aria-expanded')).toBe('true');
+  expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('menuitemcheckbox');
+  const box = (await menu.boundingBox())!;
+  expect(box.y + box.height).toBeLessThanOrEqual(800);
+  expect(box.x).toBeGreaterThanOrEqual(0);
+  await page.keyboard.press('ArrowDown');
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(`${en('file_tree_move')}…`);
+  await page.keyboard.press('Escape');
+  await menu.waitFor({ state: 'detached' });
+  expect(await dialog.isVisible()).toBe(true);
+  expect(await menuButton.evaluate((element) => element === document.activeElement)).toBe(true);
   // A web page needs os:web.
   await check(dialog, 'html_needs_web').getByRole('button', { name: en('package_check_fix_add_tags_one', { tags: 'os:web' }), exact: true }).click();
   await dialog.getByText(en('new_package_checks_ok'), { exact: true }).waitFor();
@@ -155,7 +173,8 @@ test('a folder with index.html and game.js: index.html is offered, and one-click
   expect(await dialog.getByLabel(en('new_package_title_label'), { exact: true }).getAttribute('placeholder')).toBe('Web');
 
   // Picking the script by hand: the page is offered back, never runtime:nodejs.
-  await row(dialog, 'game.js').getByRole('button', { name: new RegExp(`^${en('file_tree_make_start')}`) }).click();
+  await row(dialog, 'game.js').getByRole('button', { name: en('row_menu_label', { name: 'game.js' }), exact: true }).click();
+  await row(dialog, 'game.js').getByRole('menuitem', { name: en('file_tree_make_start'), exact: true }).click();
   const webScript = check(dialog, 'web_needs_page');
   await webScript.waitFor();
   expect(await webScript.textContent()).toContain(en('package_check_web_needs_page', { path: 'game.js' }));

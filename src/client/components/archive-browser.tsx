@@ -50,7 +50,7 @@ export function ArchiveBrowser({ cacheKey, loadIndexUrl, entrypoint, labelledBy 
   if (query.error) return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
   if (!query.data) return <LoadingState />;
   const root = query.data.root;
-  if (root.entries.size === 0) return <EmptyState>{m.package_page_contents_empty()}</EmptyState>;
+  if (root.entries.size === 0) return <EmptyState icon="files">{m.package_page_contents_empty()}</EmptyState>;
   return (
     <div className="archive_browser" data-testid="archive-browser">
       <EntryList directory={root} path={[]} entrypoint={entrypoint} labelledBy={labelledBy} />

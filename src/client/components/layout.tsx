@@ -13,16 +13,18 @@ import { nav_projects } from '../paraglide/messages/nav_projects.js';
 import { nav_register } from '../paraglide/messages/nav_register.js';
 import { nav_sign_in } from '../paraglide/messages/nav_sign_in.js';
 import { nav_sign_out } from '../paraglide/messages/nav_sign_out.js';
+import { nav_store } from '../paraglide/messages/nav_store.js';
 import { useDialogs } from '../dialogs/dialog-provider.tsx';
 import { useInstance } from '../lib/instance.ts';
 import { rememberReturnTo } from '../lib/auth/return-to.ts';
 import { useAuth } from '../lib/auth/auth.tsx';
 import { useLanguage } from '../lib/i18n/index.ts';
+import { Logo } from './logo.tsx';
 import { LanguageSwitcher, ThemeSwitcher } from './switchers.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { app_skip_to_content, auth_signed_in_as, footer_community, footer_docs, footer_label, local_title, nav_docs, nav_main_label, nav_profile, nav_projects, nav_register, nav_sign_in, nav_sign_out };
+const m = { app_skip_to_content, auth_signed_in_as, footer_community, footer_docs, footer_label, local_title, nav_docs, nav_main_label, nav_profile, nav_projects, nav_register, nav_sign_in, nav_sign_out, nav_store };
 
 export function Layout({ children }: { children: ReactNode }) {
   return (
@@ -37,6 +39,22 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
+/** A header link: marked as the current page's section (aria-current) while the location is under it. */
+function NavLink({ href, section, children }: { href: string; section: string; children: ReactNode }) {
+  const [location] = useLocation();
+  const current = location === section || location.startsWith(`${section}/`);
+  return (
+    <Link href={href} className="nav_link" aria-current={current ? 'page' : undefined}>
+      {children}
+    </Link>
+  );
+}
+
+/**
+ * The header: logo, main navigation, language and theme with the user's name, the account. A grid of
+ * named areas: one row on wide screens, the navigation on a row of its own below 72rem; on a phone the
+ * logo and the account share the first row, the navigation the second, the switchers and name the third.
+ */
 function Header() {
   const auth = useAuth();
   const { appName } = useInstance();
@@ -53,47 +71,57 @@ function Header() {
   return (
     <header className="header">
       <Link href="/" className="brand">
-        <span className="brand_mark" aria-hidden="true">
-          ▣
-        </span>
-        {appName}
+        <Logo name={appName} />
       </Link>
       <nav className="header_nav" aria-label={m.nav_main_label()}>
         <ul>
+          <li>
+            <NavLink href="/store" section="/store">
+              {m.nav_store()}
+            </NavLink>
+          </li>
           {auth.user ? (
             <>
               <li>
-                <Link href="/projects">{m.nav_projects()}</Link>
+                <NavLink href="/projects" section="/projects">
+                  {m.nav_projects()}
+                </NavLink>
               </li>
               <li>
-                <Link href="/me">{m.nav_profile()}</Link>
+                <NavLink href="/me" section="/me">
+                  {m.nav_profile()}
+                </NavLink>
               </li>
             </>
           ) : null}
           <li>
-            <Link href="/local">{m.local_title()}</Link>
+            <NavLink href="/local" section="/local">
+              {m.local_title()}
+            </NavLink>
           </li>
           <li>
-            <Link href={`/docs/${encodeURIComponent(language)}/`}>{m.nav_docs()}</Link>
+            <NavLink href={`/docs/${encodeURIComponent(language)}/`} section="/docs">
+              {m.nav_docs()}
+            </NavLink>
           </li>
         </ul>
       </nav>
       <div className="header_tools">
         <LanguageSwitcher />
         <ThemeSwitcher />
+        {auth.user ? <span className="header_user">{m.auth_signed_in_as({ name: auth.user.title })}</span> : null}
+      </div>
+      <div className="header_account">
         {auth.user ? (
-          <>
-            <span className="header_user">{m.auth_signed_in_as({ name: auth.user.title })}</span>
-            <button type="button" className="button button_quiet" onClick={signOut}>
-              {m.nav_sign_out()}
-            </button>
-          </>
+          <button type="button" className="button button_quiet" onClick={signOut}>
+            {m.nav_sign_out()}
+          </button>
         ) : auth.status === 'not_authenticated' ? (
           <>
             <Link href="/login" className="button button_quiet" onClick={() => rememberReturnTo()}>
               {m.nav_sign_in()}
             </Link>
-            <Link href="/register" className="button button_quiet" onClick={() => rememberReturnTo()}>
+            <Link href="/register" className="button button_primary" onClick={() => rememberReturnTo()}>
               {m.nav_register()}
             </Link>
           </>
@@ -108,7 +136,7 @@ function Footer() {
   const { socialLinks } = useInstance();
   return (
     <footer className="footer">
-      <nav aria-label={m.footer_label()}>
+      <nav className="footer_nav" aria-label={m.footer_label()}>
         <ul>
           <li>
             <Link href={`/docs/${encodeURIComponent(language)}/`}>{m.footer_docs()}</Link>

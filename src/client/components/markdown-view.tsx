@@ -6,7 +6,7 @@ import { useMemo } from 'react';
 import { markdown_footnote_back } from '../paraglide/messages/markdown_footnote_back.js';
 import { markdown_footnotes } from '../paraglide/messages/markdown_footnotes.js';
 import { getLanguage } from '../lib/i18n/index.ts';
-import { contentImagePath, contentImageWidths, parseContentImagePath } from '../../shared/schemas/content-images.ts';
+import { contentAddressOf, contentImageSources, type ContentAddress, type SizedImage } from '../lib/content-image-sources.ts';
 import type { Description } from '../../shared/schemas/projects.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -95,26 +95,6 @@ function parserFor(headingOffset: number, idPrefix: string): Marked {
   return parser;
 }
 
-/** A content image's address (any origin, as the server hands them out): its id, width and each size's address. */
-type ContentAddress = { id: string; width: number; sizeUrl: (width: number) => string };
-
-function contentAddressOf(src: string): ContentAddress | undefined {
-  let url: URL;
-  try {
-    url = new URL(src, window.location.href);
-  } catch {
-    return undefined;
-  }
-  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash) return undefined;
-  const parsed = parseContentImagePath(url.pathname);
-  if (!parsed) return undefined;
-  // The sizes stay where the author's address points: a path stays a path, an absolute URL its origin.
-  const origin = src.startsWith('/') && !src.startsWith('//') ? '' : url.origin;
-  return { ...parsed, sizeUrl: (width) => `${origin}${contentImagePath(parsed.id, width)}` };
-}
-
-type SizedImage = { url: string; width: number; height?: number; scale: number };
-
 /** What is known of an <img src>: a listed image, or a content image named by its address alone. */
 function imageFor(src: string, byUrl: ReadonlyMap<string, MarkdownImage>, byId: ReadonlyMap<string, MarkdownImage>): { image: SizedImage; address?: ContentAddress } | undefined {
   const address = contentAddressOf(src);
@@ -131,22 +111,15 @@ function dressImage(img: Element, byUrl: ReadonlyMap<string, MarkdownImage>, byI
   img.setAttribute('decoding', 'async');
   const found = imageFor(img.getAttribute('src') ?? '', byUrl, byId);
   if (!found) return;
-  const { image, address } = found;
-  // scale: device pixels per CSS pixel × 100 the image was made at (spec §9: default 100).
-  const density = image.scale / 100;
-  const cssWidth = Math.max(1, Math.round(image.width / density));
-  img.setAttribute('width', String(cssWidth));
-  if (image.height !== undefined) img.setAttribute('height', String(Math.max(1, Math.round(image.height / density))));
+  const sources = contentImageSources(found.image, found.address);
+  img.setAttribute('width', String(sources.width));
+  if (sources.height !== undefined) img.setAttribute('height', String(sources.height));
   else img.removeAttribute('height');
-  if (address) {
-    // Every size the server made (it picks AVIF, WebP or JPEG by Accept): the browser takes the one the
-    // laid-out width needs (sizes=auto for lazy images), else the CSS width capped by the viewport.
-    img.setAttribute('srcset', contentImageWidths(image.width).map((width) => `${address.sizeUrl(width)} ${width}w`).join(', '));
-    img.setAttribute('sizes', `auto, (max-width: ${cssWidth}px) 100vw, ${cssWidth}px`);
-  } else {
-    img.setAttribute('srcset', `${image.url} ${density}x`);
-    img.removeAttribute('sizes');
-  }
+  img.setAttribute('srcset', sources.srcset);
+  // The browser takes the size the laid-out width needs (sizes=auto for lazy images), else the CSS
+  // width capped by the viewport.
+  if (sources.widthDescriptors) img.setAttribute('sizes', `auto, (max-width: ${sources.width}px) 100vw, ${sources.width}px`);
+  else img.removeAttribute('sizes');
 }
 
 /**

@@ -20,8 +20,35 @@ export function LoadingState({ label }: { label?: string }) {
   );
 }
 
-export function EmptyState({ children }: { children?: ReactNode }) {
-  return <p className="state state_empty">{children ?? m.state_empty()}</p>;
+/** Line drawings (24 px grid, stroked) of what an empty list would hold. */
+const emptyIcons = {
+  generic: 'M3 8l9-5 9 5v8l-9 5-9-5zM3 8l9 5 9-5M12 13v8',
+  packages: 'M6 3h10.5L19 5.5V20a1 1 0 0 1-1 1H6a1 1 0 0 1-1-1V4a1 1 0 0 1 1-1zM8 11h8v7H8zM8 6h6',
+  files: 'M3 6.5A1.5 1.5 0 0 1 4.5 5H9l2 2h8.5A1.5 1.5 0 0 1 21 8.5v9a1.5 1.5 0 0 1-1.5 1.5h-15A1.5 1.5 0 0 1 3 17.5z',
+  branches: 'M8 6a2 2 0 1 1-4 0 2 2 0 0 1 4 0zM8 18a2 2 0 1 1-4 0 2 2 0 0 1 4 0zM20 6a2 2 0 1 1-4 0 2 2 0 0 1 4 0zM6 8v8M18 8v1a5 5 0 0 1-5 5H8',
+  history: 'M12 7v5l3 2M21 12a9 9 0 1 1-18 0 9 9 0 0 1 18 0z',
+  keys: 'M12 15a4 4 0 1 1-8 0 4 4 0 0 1 8 0zM10.8 12.2L19 4M15.5 7.5l2.5 2.5M17.5 5.5l2 2',
+  links: 'M10 14a4 4 0 0 0 5.66 0l3-3a4 4 0 0 0-5.66-5.66l-1 1M14 10a4 4 0 0 0-5.66 0l-3 3a4 4 0 0 0 5.66 5.66l1-1',
+  servers: 'M4 4h16v6H4zM4 14h16v6H4zM8 7h.01M8 17h.01',
+  sites: 'M21 12a9 9 0 1 1-18 0 9 9 0 0 1 18 0zM3 12h18M12 3c2.5 2.5 3.5 5.5 3.5 9s-1 6.5-3.5 9c-2.5-2.5-3.5-5.5-3.5-9s1-6.5 3.5-9z',
+} as const;
+
+export type EmptyIcon = keyof typeof emptyIcons;
+
+/**
+ * The one empty state of every empty list: a drawing of what would be there, the sentence, and an
+ * optional action (a button or link). `compact` puts the drawing beside the sentence (sidebars, dialogs).
+ */
+export function EmptyState({ children, icon = 'generic', action, compact }: { children?: ReactNode; icon?: EmptyIcon; action?: ReactNode; compact?: boolean }) {
+  return (
+    <div className={compact ? 'state state_empty state_empty_compact' : 'state state_empty'}>
+      <svg className="state_empty_icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+        <path d={emptyIcons[icon]} />
+      </svg>
+      <p className="state_empty_text">{children ?? m.state_empty()}</p>
+      {action ? <div className="state_empty_action">{action}</div> : null}
+    </div>
+  );
 }
 
 /** 'Error' with the catalogued text, and Retry when the load can be re-run. */

@@ -5,7 +5,7 @@ import { add_existing_hint } from '../paraglide/messages/add_existing_hint.js';
 import { add_existing_none_selected } from '../paraglide/messages/add_existing_none_selected.js';
 import { add_existing_title } from '../paraglide/messages/add_existing_title.js';
 import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { ErrorState, LoadingState } from '../components/states.tsx';
+import { EmptyState, ErrorState, LoadingState } from '../components/states.tsx';
 import { trpc } from '../lib/trpc.ts';
 import { Size } from '../components/size.tsx';
 import type { Package } from '../../shared/schemas/packages.ts';
@@ -33,7 +33,11 @@ export function AddExistingPackageDialog(props: { projectId: string; exclude: re
   return (
     <Modal title={m.add_existing_title()} onCancel={() => props.onClose(null)}>
       {list.isLoading ? <LoadingState /> : list.error ? <ErrorState error={list.error} /> : null}
-      {list.data && ready.length === 0 ? <p>{m.add_existing_empty()}</p> : null}
+      {list.data && ready.length === 0 ? (
+        <EmptyState icon="packages" compact>
+          {m.add_existing_empty()}
+        </EmptyState>
+      ) : null}
       {ready.length > 0 ? (
         <>
           <p id={hintId} className="field_hint">

@@ -56,7 +56,8 @@ export function withoutReference(state: TextState, preview: string): TextState {
   return replaceKeepingSelection(state, match[0], '');
 }
 
-function failureText(error: unknown): string {
+/** Why an image could not be added, in words (also the overview's cover and screenshots). */
+export function imageFailureText(error: unknown): string {
   if (error instanceof ContentImageError) return error.reason === 'too_large' ? m.markdown_image_too_large() : m.markdown_image_unreadable();
   return errorText(toDisplayError(error));
 }
@@ -137,7 +138,7 @@ export function usePastedImages({ projectId, initial, read, write }: PastedImage
       } catch (error) {
         if (signal.aborted) return;
         io.current.write(withoutReference(io.current.read(), item.preview));
-        update(item.key, { status: 'failed', failure: failureText(error) });
+        update(item.key, { status: 'failed', failure: imageFailureText(error) });
       }
       previews.current.delete(item.preview);
       URL.revokeObjectURL(item.preview);

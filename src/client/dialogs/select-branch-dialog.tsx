@@ -29,6 +29,7 @@ export function SelectBranchDialog({ projectId, versionId, onSubmit, onClose }: 
       legend={m.select_branch_label()}
       hint={options?.some((option) => option.disabled) ? m.select_branch_hint() : undefined}
       emptyText={m.select_branch_empty()}
+      emptyIcon="branches"
       confirmLabel={m.select_branch_publish()}
       options={options}
       loadError={branches.error}

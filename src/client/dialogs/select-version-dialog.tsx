@@ -8,7 +8,7 @@ import { select_version_empty } from '../paraglide/messages/select_version_empty
 import { select_version_hint } from '../paraglide/messages/select_version_hint.js';
 import { select_version_label } from '../paraglide/messages/select_version_label.js';
 import { select_version_publish } from '../paraglide/messages/select_version_publish.js';
-import { EmptyState, ErrorState, LoadingState } from '../components/states.tsx';
+import { EmptyState, ErrorState, LoadingState, type EmptyIcon } from '../components/states.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { useLanguage } from '../lib/i18n/index.ts';
 import { trpc } from '../lib/trpc.ts';
@@ -26,6 +26,7 @@ export type PickOneDialogProps = {
   legend: string;
   hint?: string;
   emptyText: string;
+  emptyIcon?: EmptyIcon;
   confirmLabel: string;
   /** undefined while loading. */
   options: PickOption[] | undefined;
@@ -68,7 +69,9 @@ export function PickOneDialog(props: PickOneDialogProps) {
       <form className="dialog_form" onSubmit={submit} noValidate>
         {props.loadError ? <ErrorState error={props.loadError} onRetry={props.onRetryLoad} /> : null}
         {!options && !props.loadError ? <LoadingState /> : null}
-        {options && options.length === 0 ? <EmptyState>{props.emptyText}</EmptyState> : null}
+        {options && options.length === 0 ? <EmptyState icon={props.emptyIcon} compact>
+            {props.emptyText}
+          </EmptyState> : null}
         {options && options.length > 0 ? (
           <fieldset className="field pick_one" aria-describedby={props.hint ? ids.hint : undefined}>
             <legend>{props.legend}</legend>
@@ -139,6 +142,7 @@ export function SelectVersionDialog({ projectId, currentVersionId, onSubmit, onC
       legend={m.select_version_label()}
       hint={currentVersionId ? m.select_version_hint() : undefined}
       emptyText={m.select_version_empty()}
+      emptyIcon="packages"
       confirmLabel={m.select_version_publish()}
       options={options}
       loadError={versions.error}

@@ -16,12 +16,12 @@ const RegisterPage = lazy(() => import('./sign-in/register-page.tsx'));
 const MePage = lazy(() => import('./me/me-page.tsx'));
 const DocsPage = lazy(() => import('./docs/docs-page.tsx'));
 const ExperimentPage = lazy(() => import('./experiment/experiment-page.tsx'));
-const InDevelopmentPage = lazy(() => import('./in-development/in-development-page.tsx'));
 const ProjectsListPage = lazy(() => import('./projects/list/projects-list-page.tsx'));
 const ProjectOverviewPage = lazy(() => import('./projects/overview/project-overview-page.tsx'));
 const BranchPage = lazy(() => import('./projects/branch/branch-page.tsx'));
 const VersionPage = lazy(() => import('./projects/version/version-page.tsx'));
 const ManagePage = lazy(() => import('./projects/manage/manage-page.tsx'));
+const StoreIndexPage = lazy(() => import('./store/store-index-page.tsx'));
 const StoreProjectPage = lazy(() => import('./store/store-project-page.tsx'));
 const InvitePage = lazy(() => import('./invite/invite-page.tsx'));
 const PackagePage = lazy(() => import('./projects/package/package-page.tsx'));
@@ -104,8 +104,8 @@ export const routes: Route<RouteView>[] = [
   {
     segment: 'store',
     children: [
-      // Spec §2: the store index says 'in development'.
-      { segment: '', view: { component: InDevelopmentPage } },
+      // The store index (issue 19; spec §2 left it 'in development'): a grid of covers, searchable.
+      { segment: '', view: { component: StoreIndexPage } },
       {
         segment: ':project',
         children: [

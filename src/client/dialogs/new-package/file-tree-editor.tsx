@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent, type ReactNode } from 'react';
 import { MODE_EXECUTABLE, moveEntry, removeEntry, explodeDirectory, setEntrypoint, toggleExecutable, type ArchiveTree } from '../../../shared/archive/index.ts';
 import { Size } from '../../components/size.tsx';
+import { EmptyState } from '../../components/states.tsx';
 import { useLanguage } from '../../lib/i18n/index.ts';
 import { useDialogs } from '../dialog-provider.tsx';
 import { file_tree_column_actions } from '../../paraglide/messages/file_tree_column_actions.js';
@@ -33,7 +34,8 @@ const hasFiles = (event: DragEvent) => Array.from(event.dataTransfer?.types ?? [
 /**
  * The package's files as a tree grid (spec §4 upload tree edits): drag rows onto folders, drop files on
  * a folder or the top level, explode a folder, set the start file, toggle executable, remove. Arrow
- * keys move between rows and open or close folders; each row's buttons are the keyboard's way to act.
+ * keys move between rows and open or close folders; each row's menu button (components/row-menu.tsx)
+ * is the keyboard's way to act.
  */
 export function FileTreeEditor({ state, onDropFiles, hint }: FileTreeEditorProps) {
   const { tree, edit } = state;
@@ -157,7 +159,9 @@ export function FileTreeEditor({ state, onDropFiles, hint }: FileTreeEditorProps
       data-testid="file-tree"
     >
       {rows.length === 0 ? (
-        <p className="file_tree_empty">{m.file_tree_empty()}</p>
+        <EmptyState icon="files" compact>
+          {m.file_tree_empty()}
+        </EmptyState>
       ) : (
         <table ref={tableRef} role="treegrid" aria-label={m.file_tree_label()} className="file_tree_grid">
           <thead>
@@ -166,7 +170,9 @@ export function FileTreeEditor({ state, onDropFiles, hint }: FileTreeEditorProps
               <th scope="col" className="file_tree_size">
                 {m.file_tree_column_size()}
               </th>
-              <th scope="col">{m.file_tree_column_actions()}</th>
+              <th scope="col" className="file_tree_menu_cell">
+                <span className="visually_hidden">{m.file_tree_column_actions()}</span>
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -1,23 +1,24 @@
 import type { DragEvent, KeyboardEvent, ReactNode } from 'react';
 import { file_tree_executable } from '../../paraglide/messages/file_tree_executable.js';
-import { file_tree_executable_label } from '../../paraglide/messages/file_tree_executable_label.js';
 import { file_tree_explode } from '../../paraglide/messages/file_tree_explode.js';
 import { file_tree_make_start } from '../../paraglide/messages/file_tree_make_start.js';
 import { file_tree_move } from '../../paraglide/messages/file_tree_move.js';
 import { file_tree_remove } from '../../paraglide/messages/file_tree_remove.js';
 import { file_tree_start_file } from '../../paraglide/messages/file_tree_start_file.js';
+import { row_menu_label } from '../../paraglide/messages/row_menu_label.js';
+import { RowMenu, type RowMenuItem } from '../../components/row-menu.tsx';
 import type { TreeRow } from './tree-rows.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = {
   file_tree_executable,
-  file_tree_executable_label,
   file_tree_explode,
   file_tree_make_start,
   file_tree_move,
   file_tree_remove,
   file_tree_start_file,
+  row_menu_label,
 };
 
 export type RowActions = {
@@ -36,7 +37,7 @@ type Props = {
   expanded: boolean | undefined;
   executable: boolean;
   isEntrypoint: boolean;
-  /** The row Tab reaches (roving tab stop); only its buttons are in the tab order. */
+  /** The row Tab reaches (roving tab stop); only its menu button is in the tab order. */
   active: boolean;
   dropTarget: boolean;
   actions: RowActions;
@@ -48,13 +49,24 @@ type Props = {
   onDrop(event: DragEvent): void;
 };
 
-/** One entry of the tree grid: name (with its folder toggle and badges), size, actions. */
+/**
+ * One entry of the tree grid: name (with its folder toggle and the start file and executable badges),
+ * size, and one menu of the row's actions (make start file or replace with contents, executable, move,
+ * remove) instead of a row of buttons.
+ */
 export function TreeRowView(props: Props) {
   const { row, actions } = props;
   const { entry } = row;
   const name = entry.name;
   const folder = entry.kind === 'directory';
   const tab = props.active ? 0 : -1;
+  const menuItems: RowMenuItem[] = [
+    ...(entry.kind === 'file' && !props.isEntrypoint ? [{ key: 'start', label: m.file_tree_make_start(), onSelect: () => actions.setEntrypoint(row) }] : []),
+    ...(folder ? [{ key: 'explode', label: m.file_tree_explode(), onSelect: () => actions.explode(row) }] : []),
+    ...(entry.kind === 'file' ? [{ key: 'executable', label: m.file_tree_executable(), checked: props.executable, onSelect: () => actions.toggleExecutable(row) }] : []),
+    { key: 'move', label: `${m.file_tree_move()}…`, onSelect: () => actions.move(row) },
+    { key: 'remove', label: m.file_tree_remove(), danger: true, onSelect: () => actions.remove(row) },
+  ];
   const classes = ['file_tree_row', folder ? 'file_tree_folder' : 'file_tree_file', props.dropTarget ? 'file_tree_drop_target' : ''];
   return (
     <tr
@@ -83,40 +95,14 @@ export function TreeRowView(props: Props) {
           <span className="file_tree_toggle" aria-hidden="true" />
         )}
         <span className="file_tree_name">{folder ? `${name}/` : name}</span>
-        {props.isEntrypoint ? <span className="badge file_tree_badge">{m.file_tree_start_file()}</span> : null}
+        {props.isEntrypoint ? <span className="badge badge_accent file_tree_badge">{m.file_tree_start_file()}</span> : null}
+        {props.executable ? <span className="badge file_tree_badge">{m.file_tree_executable()}</span> : null}
       </td>
       <td role="gridcell" className="file_tree_size">
         {props.size}
       </td>
-      <td role="gridcell">
-        <div className="file_tree_actions">
-          {entry.kind === 'file' ? (
-            <label className="choice file_tree_executable">
-              <input type="checkbox" tabIndex={tab} checked={props.executable} aria-label={m.file_tree_executable_label({ name })} onChange={() => actions.toggleExecutable(row)} />
-              <span aria-hidden="true">{m.file_tree_executable()}</span>
-            </label>
-          ) : null}
-          {entry.kind === 'file' && !props.isEntrypoint ? (
-            <button type="button" className="button button_quiet file_tree_action" tabIndex={tab} onClick={() => actions.setEntrypoint(row)}>
-              {m.file_tree_make_start()}
-              <span className="visually_hidden"> ({name})</span>
-            </button>
-          ) : null}
-          {folder ? (
-            <button type="button" className="button button_quiet file_tree_action" tabIndex={tab} onClick={() => actions.explode(row)}>
-              {m.file_tree_explode()}
-              <span className="visually_hidden"> ({name})</span>
-            </button>
-          ) : null}
-          <button type="button" className="button button_quiet file_tree_action" tabIndex={tab} onClick={() => actions.move(row)}>
-            {m.file_tree_move()}
-            <span className="visually_hidden"> ({name})</span>
-          </button>
-          <button type="button" className="button button_quiet file_tree_action" tabIndex={tab} onClick={() => actions.remove(row)}>
-            {m.file_tree_remove()}
-            <span className="visually_hidden"> ({name})</span>
-          </button>
-        </div>
+      <td role="gridcell" className="file_tree_menu_cell">
+        <RowMenu label={m.row_menu_label({ name })} items={menuItems} tabIndex={tab} />
       </td>
     </tr>
   );

@@ -4,6 +4,7 @@ import { upload_list_label } from '../../paraglide/messages/upload_list_label.js
 import { upload_new_package } from '../../paraglide/messages/upload_new_package.js';
 import { upload_packages_empty } from '../../paraglide/messages/upload_packages_empty.js';
 import { upload_remove } from '../../paraglide/messages/upload_remove.js';
+import { EmptyState } from '../../components/states.tsx';
 import { AddExistingPackageDialog } from '../add-existing-package-dialog.tsx';
 import { useDialogs } from '../dialog-provider.tsx';
 import type { BaseCandidate } from '../new-package/base-choice.ts';
@@ -100,7 +101,11 @@ export function VersionUploadList(props: VersionUploadListOptions & { onChange: 
   return (
     // data-upload-worker: where uploads run ('on' in the worker), for tests and bug reports.
     <div className="upload_packages" data-upload-worker={engine === null ? undefined : engine === 'worker' ? 'on' : engine}>
-      {items.length === 0 ? <p className="field_hint">{m.upload_packages_empty()}</p> : null}
+      {items.length === 0 ? (
+        <EmptyState icon="packages" compact>
+          {m.upload_packages_empty()}
+        </EmptyState>
+      ) : null}
       {items.length > 0 ? (
         <ul className="item_list upload_list" aria-label={m.upload_list_label()}>
           {items.map((item) => (

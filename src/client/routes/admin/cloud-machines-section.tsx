@@ -70,7 +70,7 @@ export function CloudMachinesSection() {
       <p className="section_intro">{m.admin_machines_intro()}</p>
       {machines.isPending ? <LoadingState /> : null}
       {machines.error ? <ErrorState error={machines.error} onRetry={() => void machines.refetch()} /> : null}
-      {machines.data && machines.data.length === 0 ? <EmptyState>{m.admin_machines_empty()}</EmptyState> : null}
+      {machines.data && machines.data.length === 0 ? <EmptyState icon="servers">{m.admin_machines_empty()}</EmptyState> : null}
       {machines.data && machines.data.length > 0 ? (
         <ul className="item_list" aria-labelledby="admin-machines">
           {machines.data.map((machine) => (

@@ -8,6 +8,8 @@ import { home_projects_hint } from '../../paraglide/messages/home_projects_hint.
 import { home_projects_link } from '../../paraglide/messages/home_projects_link.js';
 import { home_register } from '../../paraglide/messages/home_register.js';
 import { home_sign_in } from '../../paraglide/messages/home_sign_in.js';
+import { home_store_hint } from '../../paraglide/messages/home_store_hint.js';
+import { home_store_link } from '../../paraglide/messages/home_store_link.js';
 import { home_title } from '../../paraglide/messages/home_title.js';
 import { home_visitor_call } from '../../paraglide/messages/home_visitor_call.js';
 import { home_welcome } from '../../paraglide/messages/home_welcome.js';
@@ -17,7 +19,7 @@ import { useAuth } from '../../lib/auth/auth.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { app_tagline, home_description, home_heading, home_profile_hint, home_profile_link, home_projects_hint, home_projects_link, home_register, home_sign_in, home_title, home_visitor_call, home_welcome };
+const m = { app_tagline, home_description, home_heading, home_profile_hint, home_profile_link, home_projects_hint, home_projects_link, home_register, home_sign_in, home_store_hint, home_store_link, home_title, home_visitor_call, home_welcome };
 
 /** Spec §2 home: links to projects and profile when signed in; the description and sign-in links otherwise. */
 export default function HomePage() {
@@ -41,6 +43,7 @@ export default function HomePage() {
               </Link>
               <p>{m.home_profile_hint()}</p>
             </li>
+            <StoreCard />
           </ul>
         </>
       ) : (
@@ -56,8 +59,23 @@ export default function HomePage() {
               {m.home_register()}
             </Link>
           </div>
+          <ul className="card_list">
+            <StoreCard />
+          </ul>
         </>
       )}
     </Page>
+  );
+}
+
+/** The store index (issue 19), for visitors and members alike. */
+function StoreCard() {
+  return (
+    <li className="card">
+      <Link href="/store" className="card_link">
+        {m.home_store_link()}
+      </Link>
+      <p>{m.home_store_hint()}</p>
+    </li>
   );
 }

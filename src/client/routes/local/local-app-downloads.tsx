@@ -83,7 +83,7 @@ export function LocalAppDownloadList() {
   const downloads = trpc.localApp.downloads.useQuery(undefined, { staleTime: 60_000 });
   if (downloads.error) return <ErrorState error={downloads.error} onRetry={() => void downloads.refetch()} />;
   if (!downloads.data) return <LoadingState />;
-  if (downloads.data.downloads.length === 0) return <EmptyState>{m.local_downloads_none()}</EmptyState>;
+  if (downloads.data.downloads.length === 0) return <EmptyState icon="packages">{m.local_downloads_none()}</EmptyState>;
   const likely = likelyPlatforms(typeof navigator === 'undefined' ? '' : navigator.userAgent);
   const rank = (platform: LocalAppPlatform) => (likely.includes(platform) ? likely.indexOf(platform) : likely.length);
   const ordered = [...downloads.data.downloads].sort((a, b) => rank(a.platform) - rank(b.platform));

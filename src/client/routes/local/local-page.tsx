@@ -48,7 +48,7 @@ function InstalledSection({ local }: { local: LocalApp }) {
       ) : !workdirs.data ? (
         <LoadingState />
       ) : workdirs.data.length === 0 ? (
-        <EmptyState>{m.local_installed_empty()}</EmptyState>
+        <EmptyState icon="packages">{m.local_installed_empty()}</EmptyState>
       ) : (
         <ul className="item_list local_workdirs" aria-labelledby={headingId}>
           {workdirs.data.map((workdir) => (
@@ -72,7 +72,7 @@ function WorkspacesSection({ local }: { local: LocalApp }) {
       ) : !workspaces.data ? (
         <LoadingState />
       ) : workspaces.data.length === 0 ? (
-        <EmptyState>{m.local_workspaces_empty()}</EmptyState>
+        <EmptyState icon="files">{m.local_workspaces_empty()}</EmptyState>
       ) : (
         <ul className="item_list local_workspace_list" aria-labelledby={headingId}>
           {workspaces.data.map((workspace) => (

@@ -14,9 +14,11 @@ import { local_state_repairing } from '../../paraglide/messages/local_state_repa
 import { local_state_running } from '../../paraglide/messages/local_state_running.js';
 import { local_uninstall } from '../../paraglide/messages/local_uninstall.js';
 import { local_version } from '../../paraglide/messages/local_version.js';
+import { row_menu_label } from '../../paraglide/messages/row_menu_label.js';
 import { Size } from '../../components/size.tsx';
 import { useLanguage } from '../../lib/i18n/index.ts';
-import { useWorkdirActions } from '../../lib/local-app/actions.tsx';
+import { RowMenu } from '../../components/row-menu.tsx';
+import { useWorkdirActions, workdirTitle } from '../../lib/local-app/actions.tsx';
 import { folderNameOf } from '../../lib/local-app/install.ts';
 import { progressPercent, transitionKindOf } from '../../lib/local-app/use-local-app.ts';
 import type { TransitionProgress, Workdir } from '../../../shared/schemas/local-helper.ts';
@@ -40,6 +42,7 @@ const m = {
   local_uninstall,
   local_version,
   package_page_launch,
+  row_menu_label,
 };
 
 const stateTexts = {
@@ -51,7 +54,8 @@ const stateTexts = {
 
 /**
  * One installed package: project, branch, version and package titles, size, state (with the percent of a
- * running transition), folder; Launch and Repair when something is installed, Uninstall, Show folder.
+ * running transition), folder; Launch (when something is installed), then one menu: Repair (when there are
+ * files), Show folder, Uninstall.
  */
 export function WorkdirRow({ workdir, progress }: { workdir: Workdir; progress: TransitionProgress | undefined }) {
   const { language } = useLanguage();
@@ -120,15 +124,14 @@ export function WorkdirRow({ workdir, progress }: { workdir: Workdir; progress: 
         <button type="button" className="button button_primary" disabled={workdir.state !== 'installed' || progress !== undefined} onClick={() => void actions.launch(workdir)}>
           {m.package_page_launch()}
         </button>
-        <button type="button" className="button" disabled={!hasFiles || progress !== undefined} onClick={() => void actions.repair(workdir)}>
-          {m.local_repair()}
-        </button>
-        <button type="button" className="button" onClick={() => void actions.showFolder(workdir)}>
-          {m.local_show_folder()}
-        </button>
-        <button type="button" className="button button_quiet button_danger_text" disabled={progress !== undefined} onClick={() => void actions.uninstall(workdir)}>
-          {m.local_uninstall()}
-        </button>
+        <RowMenu
+          label={m.row_menu_label({ name: workdirTitle(workdir) })}
+          items={[
+            { key: 'repair', label: m.local_repair(), disabled: !hasFiles || progress !== undefined, onSelect: () => void actions.repair(workdir) },
+            { key: 'show_folder', label: m.local_show_folder(), onSelect: () => void actions.showFolder(workdir) },
+            { key: 'uninstall', label: m.local_uninstall(), danger: true, disabled: progress !== undefined, onSelect: () => void actions.uninstall(workdir) },
+          ]}
+        />
       </div>
     </li>
   );

@@ -73,7 +73,7 @@ export function CredentialsSection() {
       <p className="section_intro">{m.me_credentials_intro()}</p>
       {credentials.isPending ? <LoadingState /> : null}
       {credentials.error ? <ErrorState error={credentials.error} onRetry={() => void credentials.refetch()} /> : null}
-      {credentials.data && credentials.data.length === 0 ? <EmptyState>{m.me_credentials_empty()}</EmptyState> : null}
+      {credentials.data && credentials.data.length === 0 ? <EmptyState icon="keys">{m.me_credentials_empty()}</EmptyState> : null}
       {credentials.data && credentials.data.length > 0 ? (
         <ul className="item_list credential_list" aria-labelledby="me-credentials">
           {credentials.data.map((credential) => (

@@ -77,7 +77,7 @@ export function DeployCredentialsSection() {
       <p className="section_intro">{m.me_deploy_intro()}</p>
       {credentials.isPending ? <LoadingState /> : null}
       {credentials.error ? <ErrorState error={credentials.error} onRetry={() => void credentials.refetch()} /> : null}
-      {credentials.data && credentials.data.length === 0 ? <EmptyState>{m.me_deploy_empty()}</EmptyState> : null}
+      {credentials.data && credentials.data.length === 0 ? <EmptyState icon="keys">{m.me_deploy_empty()}</EmptyState> : null}
       {credentials.data && credentials.data.length > 0 ? (
         <ul className="item_list" aria-labelledby="me-deploy">
           {credentials.data.map((credential) => (

@@ -44,7 +44,7 @@ export function TokensSection() {
       </p>
       {sessions.isPending ? <LoadingState /> : null}
       {sessions.error ? <ErrorState error={sessions.error} onRetry={() => void sessions.refetch()} /> : null}
-      {sessions.data && tokens.length === 0 ? <EmptyState>{m.me_tokens_empty()}</EmptyState> : null}
+      {sessions.data && tokens.length === 0 ? <EmptyState icon="keys">{m.me_tokens_empty()}</EmptyState> : null}
       {tokens.length > 0 ? (
         <ul className="item_list" aria-labelledby="me-tokens">
           {tokens.map((token) => (

@@ -7,7 +7,7 @@ import { invite_page_awaiting } from '../../paraglide/messages/invite_page_await
 import { package_page_sidebar } from '../../paraglide/messages/package_page_sidebar.js';
 import { projects_list_empty } from '../../paraglide/messages/projects_list_empty.js';
 import { projects_title } from '../../paraglide/messages/projects_title.js';
-import { ErrorState, LoadingState } from '../../components/states.tsx';
+import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';
 import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { trpc } from '../../lib/trpc.ts';
@@ -41,7 +41,9 @@ export function SidebarList({ label, items, currentId, query, note, emptyText }:
       {note ? <p className="sidebar_note">{note}</p> : null}
       {query.error ? <ErrorState error={query.error} onRetry={() => void query.refetch()} /> : null}
       {!items && !query.error ? <LoadingState /> : null}
-      {items && items.length === 0 && !note ? <p className="sidebar_empty">{emptyText ?? m.project_sidebar_empty()}</p> : null}
+      {items && items.length === 0 && !note ? (
+        <EmptyState compact>{emptyText ?? m.project_sidebar_empty()}</EmptyState>
+      ) : null}
       {items && items.length > 0 ? (
         <ul className="sidebar_list">
           {items.map((item) => (

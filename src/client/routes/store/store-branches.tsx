@@ -17,7 +17,7 @@ const m = { store_branch_published, store_branch_version, store_branches_empty, 
 
 type StoreBranch = StoreProject['branches'][number];
 
-/** Each public branch with its current version (the server sorts them with a collator). */
+/** Each public branch with its current version (the server sorts them with a collator), compact: a line per branch, a row per package. */
 export function StoreBranches({ projectId, projectTitle, branches }: { projectId: string; projectTitle: string; branches: StoreBranch[] }) {
   return (
     <section className="section store_branches" aria-labelledby="store-branches">
@@ -27,7 +27,7 @@ export function StoreBranches({ projectId, projectTitle, branches }: { projectId
       ) : (
         <ul className="store_branch_list">
           {branches.map((branch) => (
-            <li key={branch.id} className="card store_branch" data-branch-id={branch.id}>
+            <li key={branch.id} className="store_branch" data-branch-id={branch.id}>
               <StoreBranchCard projectId={projectId} projectTitle={projectTitle} branch={branch} />
             </li>
           ))}
@@ -42,18 +42,21 @@ function StoreBranchCard({ projectId, projectTitle, branch }: { projectId: strin
   const headingId = `store-branch-${branch.id}`;
   return (
     <article aria-labelledby={headingId}>
-      <h3 id={headingId} className="store_branch_title">
-        <bdi>{branch.title}</bdi>
-      </h3>
-      <p className="store_branch_version">{rich(m.store_branch_version({ version: slot('version') }), { version: <bdi>{branch.versionTitle}</bdi> })}</p>
-      <p className="store_branch_published">
-        <time dateTime={branch.branchVersionPublished}>{m.store_branch_published({ date: formatDateTime(branch.branchVersionPublished, language) })}</time>
-      </p>
+      {/* One line: the branch, its version, when it was published. */}
+      <div className="store_branch_head">
+        <h3 id={headingId} className="store_branch_title">
+          <bdi>{branch.title}</bdi>
+        </h3>
+        <p className="store_branch_version">{rich(m.store_branch_version({ version: slot('version') }), { version: <bdi>{branch.versionTitle}</bdi> })}</p>
+        <p className="store_branch_published">
+          <time dateTime={branch.branchVersionPublished}>{m.store_branch_published({ date: formatDateTime(branch.branchVersionPublished, language) })}</time>
+        </p>
+      </div>
       {branch.versionDescription.trim() ? (
         // Sanitised markdown as on the version page; its headings sit below the card's h3.
         <MarkdownView markdown={branch.versionDescription} headingOffset={3} className="store_version_description" />
       ) : null}
-      <h4 className="store_packages_heading">{m.store_packages_heading()}</h4>
+      <h4 className="store_packages_heading visually_hidden">{m.store_packages_heading()}</h4>
       <StorePackages project={{ id: projectId, title: projectTitle }} branch={branch} packages={branch.packages} />
     </article>
   );

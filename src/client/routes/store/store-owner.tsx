@@ -13,8 +13,11 @@ type Credential = StoreProject['owner']['credentials'][number];
 /** The owner and the accounts they chose to show publicly (spec §2 'owner with public credentials'). */
 export function StoreOwner({ owner }: { owner: StoreProject['owner'] }) {
   return (
-    <section className="section store_owner" aria-labelledby="store-owner">
-      <h2 id="store-owner">{m.store_owner_heading()}</h2>
+    // Compact, under the title: the label small above the name, the public accounts in a row.
+    <section className="store_owner" aria-labelledby="store-owner">
+      <h2 id="store-owner" className="store_owner_label">
+        {m.store_owner_heading()}
+      </h2>
       <p className="store_owner_title" data-testid="store-owner">
         <bdi>{owner.title}</bdi>
       </p>

@@ -40,15 +40,22 @@ export function StorePackages({ project, branch, packages }: { project: ProjectR
   );
 }
 
+type TrpcUtils = ReturnType<typeof trpc.useUtils>;
+
+/** A store package's downloads: signed URLs asked for on use (they expire), never before. */
+export function storeDownloadSource(utils: TrpcUtils, input: { project: string; branch: string; package: string }): DownloadSource {
+  return {
+    zipUrl: async () => (await utils.packageDownloads.storeUrl.fetch({ ...input, filter: 'zip' }, { staleTime: 0 })).url,
+    torrent: () => utils.packageDownloads.storeTorrent.fetch(input, { staleTime: 0 }),
+  };
+}
+
 /** The store project carries each package's summary, so nothing is fetched until a download or an install starts. */
 function StorePackage({ project, branch, versionId, pkg }: { project: ProjectRef; branch: StoreBranch; versionId: string | undefined; pkg: StorePackageSummary }) {
   const utils = trpc.useUtils();
   const cloudPlayAllowed = useCloudPlayReasons(pkg.tags).length === 0;
   const input = { project: project.id, branch: branch.id, package: pkg.id };
-  const source: DownloadSource = {
-    zipUrl: async () => (await utils.packageDownloads.storeUrl.fetch({ ...input, filter: 'zip' }, { staleTime: 0 })).url,
-    torrent: () => utils.packageDownloads.storeTorrent.fetch(input, { staleTime: 0 }),
-  };
+  const source = storeDownloadSource(utils, input);
   const installable: InstallablePackage | undefined = versionId
     ? {
         projectId: project.id,

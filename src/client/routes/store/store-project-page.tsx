@@ -1,3 +1,4 @@
+import { store_cover_alt } from '../../paraglide/messages/store_cover_alt.js';
 import { store_description_empty } from '../../paraglide/messages/store_description_empty.js';
 import { store_description_heading } from '../../paraglide/messages/store_description_heading.js';
 import { store_third_party } from '../../paraglide/messages/store_third_party.js';
@@ -5,6 +6,7 @@ import { store_title } from '../../paraglide/messages/store_title.js';
 import { MarkdownView } from '../../components/markdown-view.tsx';
 import { homeCrumb, Page, type Crumb } from '../../components/page.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
+import { imageSources } from '../../lib/content-image-sources.ts';
 import { toDisplayError } from '../../lib/errors.ts';
 import { useInstance } from '../../lib/instance.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -13,17 +15,21 @@ import NotFound from '../not-found/not-found-page.tsx';
 import type { ViewProps } from '../routes.ts';
 import { StoreActions } from './store-actions.tsx';
 import { StoreBranches } from './store-branches.tsx';
+import { StoreGallery } from './store-gallery.tsx';
 import { StoreOwner } from './store-owner.tsx';
+import { StorePrimaryAction } from './store-primary-action.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { store_description_empty, store_description_heading, store_third_party, store_title };
+const m = { store_cover_alt, store_description_empty, store_description_heading, store_third_party, store_title };
 
 const storeCrumb = (): Crumb => ({ label: m.store_title(), href: '/store' });
 
 /**
- * Spec §2 store/{project}: the public face of a project, for everyone signed in or not. No project
- * frame: visitors see only what the store shows (public branches), never the project's own pages.
+ * Spec §2 store/{project}: the public face of a project, for everyone signed in or not, laid out as a
+ * game's page (issue 19): the cover, the title with the developer and their public accounts, the
+ * action chosen for the visitor's system, every package, the screenshots, then the description. No
+ * project frame: visitors see only what the store shows (public branches), never the project's own pages.
  */
 export default function StoreProjectPage({ params }: ViewProps) {
   const projectId = params.project ?? '';
@@ -39,17 +45,51 @@ export default function StoreProjectPage({ params }: ViewProps) {
   }
   return (
     <Page title={project.title} breadcrumb={[homeCrumb(), storeCrumb(), { label: project.title }]} pageClass="page_store_project">
-      <div className="store_header">
-        <h1>
-          <bdi>{project.title}</bdi>
-        </h1>
-        <StoreActions project={project} />
+      <StoreCover project={project} />
+      <div className="store_intro">
+        <div className="store_header">
+          <h1>
+            <bdi>{project.title}</bdi>
+          </h1>
+          <StoreOwner owner={project.owner} />
+          <StoreActions project={project} />
+        </div>
+        <StorePrimaryAction project={project} />
       </div>
       <ThirdPartyNotice />
-      <StoreOwner owner={project.owner} />
-      <StoreDescription description={project.description} />
       <StoreBranches projectId={project.id} projectTitle={project.title} branches={project.branches} />
+      <StoreGallery title={project.title} screenshots={project.media.screenshots} />
+      <StoreDescription description={project.description} />
     </Page>
+  );
+}
+
+/** The store page is at most 72rem wide with 1.5rem on each side (store-project-page.css); the cover fills it. */
+const coverSizes = '(min-width: 72rem) 69rem, calc(100vw - 2rem)';
+
+/**
+ * The cover, wide across the top: the page's largest paint, so it is fetched at once and first (eager,
+ * fetchpriority high), in the size the screen needs (the content image srcset rule), with its size
+ * known before it loads (no layout shift).
+ */
+function StoreCover({ project }: { project: StoreProject }) {
+  const cover = project.media.cover;
+  if (!cover) return null;
+  const sources = imageSources(cover);
+  return (
+    <div className="store_cover">
+      <img
+        className="store_cover_image"
+        src={cover.url}
+        srcSet={sources.srcset}
+        sizes={sources.widthDescriptors ? coverSizes : undefined}
+        width={sources.width}
+        height={sources.height}
+        alt={m.store_cover_alt({ title: project.title })}
+        loading="eager"
+        fetchPriority="high"
+      />
+    </div>
   );
 }
 

@@ -17,6 +17,7 @@ export function BranchHistory({ projectId, branchId }: { projectId: string; bran
     <PublishList
       heading={m.branch_history_heading()}
       empty={m.branch_history_empty()}
+      emptyIcon="history"
       testId="branch-history"
       pages={pages}
       onLoadMore={cursors.loadMore}

@@ -3,7 +3,7 @@ import { Link } from 'wouter';
 import { branch_current } from '../../../paraglide/messages/branch_current.js';
 import { branch_load_more } from '../../../paraglide/messages/branch_load_more.js';
 import { branch_published } from '../../../paraglide/messages/branch_published.js';
-import { EmptyState, ErrorState, LoadingState } from '../../../components/states.tsx';
+import { EmptyState, ErrorState, LoadingState, type EmptyIcon } from '../../../components/states.tsx';
 import { useLanguage } from '../../../lib/i18n/index.ts';
 import { formatDateTime } from '../../../../shared/format/date.ts';
 import { combinePages, type PageResult } from './paging.ts';
@@ -20,6 +20,8 @@ type PublishLink = { key: string; href: string; title: string };
 type PublishListProps<T extends PublishItem> = {
   heading: ReactNode;
   empty: ReactNode;
+  /** The empty state's drawing. */
+  emptyIcon?: EmptyIcon;
   testId: string;
   /** The pages fetched so far, one per `usePublishCursors().befores` entry. */
   pages: PageResult<T>[];
@@ -28,7 +30,7 @@ type PublishListProps<T extends PublishItem> = {
 };
 
 /** A section listing publishes newest first, each with its current badge and time, and 'Load more'. */
-export function PublishList<T extends PublishItem>({ heading, empty, testId, pages, onLoadMore, linkOf }: PublishListProps<T>) {
+export function PublishList<T extends PublishItem>({ heading, empty, emptyIcon, testId, pages, onLoadMore, linkOf }: PublishListProps<T>) {
   const headingId = useId();
   const { language } = useLanguage();
   const publishes = combinePages(pages);
@@ -36,7 +38,7 @@ export function PublishList<T extends PublishItem>({ heading, empty, testId, pag
     <section className="section" aria-labelledby={headingId}>
       <h2 id={headingId}>{heading}</h2>
       {publishes.isPending && !publishes.error ? <LoadingState /> : null}
-      {!publishes.isPending && publishes.items.length === 0 && !publishes.error ? <EmptyState>{empty}</EmptyState> : null}
+      {!publishes.isPending && publishes.items.length === 0 && !publishes.error ? <EmptyState icon={emptyIcon}>{empty}</EmptyState> : null}
       {publishes.items.length > 0 ? (
         <ul className="item_list" aria-labelledby={headingId} data-testid={testId}>
           {publishes.items.map((item) => {

@@ -54,7 +54,7 @@ export default function ProjectsListPage(_props: ViewProps) {
       </div>
       {!signedIn || projects.isPending ? <LoadingState /> : null}
       {projects.error ? <ErrorState error={projects.error} onRetry={() => void projects.refetch()} /> : null}
-      {projects.data && projects.data.length === 0 ? <EmptyState>{m.projects_list_empty()}</EmptyState> : null}
+      {projects.data && projects.data.length === 0 ? <EmptyState icon="packages">{m.projects_list_empty()}</EmptyState> : null}
       {projects.data && projects.data.length > 0 ? (
         <ul className="item_list projects_list" aria-label={m.projects_title()}>
           {projects.data.map((project) => (

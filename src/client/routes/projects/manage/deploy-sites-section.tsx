@@ -50,7 +50,7 @@ export function DeploySitesSection({ project }: { project: Project }) {
       <p className="section_intro">{m.manage_deploy_intro()}</p>
       {sites.isPending ? <LoadingState /> : null}
       {sites.error ? <ErrorState error={sites.error} onRetry={() => void sites.refetch()} /> : null}
-      {sites.data && sites.data.length === 0 ? <EmptyState>{m.manage_deploy_empty()}</EmptyState> : null}
+      {sites.data && sites.data.length === 0 ? <EmptyState icon="sites">{m.manage_deploy_empty()}</EmptyState> : null}
       {sites.data && sites.data.length > 0 ? (
         <ul className="item_list" aria-labelledby="manage-deploy">
           {sites.data.map((site) => (

@@ -52,7 +52,7 @@ export function InviteLinksSection({ project }: { project: Project }) {
       <p className="section_intro">{m.manage_invites_approval_intro()}</p>
       {invites.isPending ? <LoadingState /> : null}
       {invites.error ? <ErrorState error={invites.error} onRetry={() => void invites.refetch()} /> : null}
-      {invites.data && invites.data.length === 0 ? <EmptyState>{m.manage_invites_empty()}</EmptyState> : null}
+      {invites.data && invites.data.length === 0 ? <EmptyState icon="links">{m.manage_invites_empty()}</EmptyState> : null}
       {invites.data && invites.data.length > 0 ? (
         <ul className="item_list" aria-labelledby="manage-invites">
           {invites.data.map((invite) => (

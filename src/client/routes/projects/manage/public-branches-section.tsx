@@ -24,7 +24,7 @@ export function PublicBranchesSection({ project }: { project: Project }) {
       {project.isPublic ? null : <p className="notice">{m.manage_branches_private_note()}</p>}
       {branches.isPending ? <LoadingState /> : null}
       {branches.error ? <ErrorState error={branches.error} onRetry={() => void branches.refetch()} /> : null}
-      {branches.data && branches.data.length === 0 ? <EmptyState>{m.manage_branches_empty()}</EmptyState> : null}
+      {branches.data && branches.data.length === 0 ? <EmptyState icon="branches">{m.manage_branches_empty()}</EmptyState> : null}
       {branches.data && branches.data.length > 0 ? (
         <ul className="manage_checklist" aria-labelledby="manage-branches">
           {branches.data.map((branch) => (

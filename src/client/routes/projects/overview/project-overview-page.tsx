@@ -13,12 +13,13 @@ import { roleLabel } from '../role-label.ts';
 import { ProjectsSidebar } from '../sidebars.tsx';
 import { BranchesSection } from './branches-section.tsx';
 import { DescriptionSection } from './description-section.tsx';
+import { MediaSection } from './media-section.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { project_overview_private, project_overview_public, project_overview_role, project_overview_settings, project_overview_store_link, project_overview_visibility };
 
-/** Spec §2 'projects/{project}': description, store link, branches, settings link. */
+/** Spec §2 'projects/{project}': description, store link, branches, settings link; the store page's cover and screenshots (issue 19). */
 export default function ProjectOverviewPage({ params }: ViewProps) {
   const projectId = params.project ?? '';
   return (
@@ -71,6 +72,7 @@ function Overview({ project }: { project: Project }) {
           <dd>{project.isPublic ? m.project_overview_public() : m.project_overview_private()}</dd>
         </div>
       </dl>
+      <MediaSection project={project} />
       <DescriptionSection project={project} />
       <BranchesSection project={project} />
     </>

@@ -16,7 +16,7 @@ export function VersionPackages({ projectId, versionId, branchId }: { projectId:
   const query = trpc.packages.ofVersion.useQuery({ project: projectId, version: versionId });
   if (query.error) return <ErrorState error={query.error} onRetry={() => void query.refetch()} />;
   if (!query.data) return <LoadingState />;
-  if (query.data.length === 0) return <EmptyState>{m.package_page_version_empty()}</EmptyState>;
+  if (query.data.length === 0) return <EmptyState icon="packages">{m.package_page_version_empty()}</EmptyState>;
   return (
     <ul className="item_list version_packages" data-testid="version-packages">
       {query.data.map((pkg) => (

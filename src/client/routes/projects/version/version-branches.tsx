@@ -17,6 +17,7 @@ export function VersionBranches({ projectId, versionId }: { projectId: string; v
     <PublishList
       heading={m.version_branches_heading()}
       empty={m.version_branches_empty()}
+      emptyIcon="branches"
       testId="version-branches"
       pages={pages}
       onLoadMore={cursors.loadMore}
