@@ -3,6 +3,8 @@ import { eq, sql } from 'drizzle-orm';
 import { projects, projectStars, projectUsers, userPrivileges, users } from '../../src/server/db/schema/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { addMember, addStar, createApiToken, createProject, grantPrivilege, makePublic } from '../support/projects.ts';
+import { uploadContentImage } from '../support/content-images.ts';
+import { photoLike } from '../support/images.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { trpcFailure as failure } from '../support/trpc-failure.ts';
 
@@ -299,20 +301,37 @@ describe('GET/PUT /api/projects/{project}/description', () => {
     images: [{ id: 'abc', width: 640, height: 480, scale: 200, url: 'https://example.com/abc.jpg' }],
   };
 
-  test('stored and returned as is', async () => {
+  test("the markdown is stored as given; the images list only with the project's own images, their sizes the server's", async () => {
     const owner = await registerUser(server);
     const project = await createProject(server, owner);
+    const other = await createProject(server, owner);
     expect(await (await server.fetch(`/api/projects/${project.id}/description`, { token: owner.token })).json()).toEqual({ markdown: '', lang: null, images: [] });
-    const put = await server.fetch(`/api/projects/${project.id}/description`, { method: 'PUT', token: owner.token, json: description });
+    const image = await uploadContentImage(server, owner, project.id, await photoLike(640, 480), 640, 480);
+    const foreign = await uploadContentImage(server, owner, other.id, await photoLike(320, 200), 320, 200);
+    const wanted = { markdown: `# Star Miner\n\nDig. ![shot](${image.url})`, lang: 'pt-BR', images: [{ id: image.id, width: 640, height: 480, scale: image.scale, url: image.url }] };
+    // A wrong size is corrected from the image itself.
+    const put = await server.fetch(`/api/projects/${project.id}/description`, { method: 'PUT', token: owner.token, json: { ...wanted, images: [{ ...wanted.images[0], width: 9999, height: 1 }] } });
     expect(put.status).toBe(200);
-    expect(await put.json()).toEqual(description);
-    expect(await (await server.fetch(`/api/projects/${project.id}/description`, { token: owner.token })).json()).toEqual(description);
-    const defaults = await server.fetch(`/api/projects/${project.id}/description`, {
+    expect(await put.json()).toEqual(wanted);
+    expect(await (await server.fetch(`/api/projects/${project.id}/description`, { token: owner.token })).json()).toEqual(wanted);
+    const refusals: [unknown, number][] = [
+      [{ markdown: 'x', images: [{ id: 'nosuchimage', width: 1, height: 1, url: '/content-images/nosuchimage/1' }] }, 404],
+      [{ markdown: 'x', images: [{ id: foreign.id, width: 320, height: 200, url: foreign.url }] }, 404],
+      [{ markdown: 'x', images: [{ id: image.id, width: 640, height: 480, url: 'https://example.com/abc.jpg' }] }, 400],
+      [{ markdown: 'x', images: [{ id: image.id, width: 640, height: 480, url: foreign.url }] }, 400],
+      [{ markdown: 'x', images: [{ id: image.id, width: 640, height: 480, url: `/content-images/${image.id}/123` }] }, 400],
+    ];
+    for (const [json, status] of refusals) {
+      const refused = await server.fetch(`/api/projects/${project.id}/description`, { method: 'PUT', token: owner.token, json });
+      expect({ json, status: refused.status }).toEqual({ json, status });
+    }
+    expect(await (await server.fetch(`/api/projects/${project.id}/description`, { token: owner.token })).json()).toEqual(wanted);
+    const relative = await server.fetch(`/api/projects/${project.id}/description`, {
       method: 'PUT',
       token: owner.token,
-      json: { markdown: 'x', images: [{ id: 'i', width: 1, height: 1, url: '/u' }] },
+      json: { markdown: 'x', images: [{ id: image.id, width: 1, height: 1, url: `/content-images/${image.id}/320` }] },
     });
-    expect(await defaults.json()).toEqual({ markdown: 'x', lang: null, images: [{ id: 'i', width: 1, height: 1, scale: 100, url: '/u' }] });
+    expect(await relative.json()).toEqual({ markdown: 'x', lang: null, images: [{ id: image.id, width: 640, height: 480, scale: 100, url: `/content-images/${image.id}/320` }] });
   });
 
   test('needs patchProject', async () => {
@@ -344,8 +363,11 @@ describe('GET/PUT /api/projects/{project}/description', () => {
     const owner = await registerUser(server);
     const project = await createProject(server, owner);
     const client = server.trpc(owner.token);
-    expect(await client.projects.description.put.mutate({ project: project.id, description })).toEqual(description);
-    expect(await client.projects.description.get.query({ project: project.id })).toEqual(description);
+    const image = await uploadContentImage(server, owner, project.id, await photoLike(320, 240), 320, 240);
+    const withImage = { ...description, images: [{ id: image.id, width: 320, height: 240, scale: 100, url: image.url }] };
+    expect(await client.projects.description.put.mutate({ project: project.id, description: withImage })).toEqual(withImage);
+    expect(await client.projects.description.get.query({ project: project.id })).toEqual(withImage);
+    await expect(client.projects.description.put.mutate({ project: project.id, description })).rejects.toMatchObject({ data: { code: 'not_found' } });
   });
 });
 

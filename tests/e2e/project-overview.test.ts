@@ -3,6 +3,8 @@ import type { Page } from 'playwright-core';
 import type { TestUser } from '../support/accounts.ts';
 import { registerUser } from '../support/accounts.ts';
 import { addMember, createProject, makePublic, makeTeam, type TestProject } from '../support/projects.ts';
+import { uploadContentImage } from '../support/content-images.ts';
+import { photoLike } from '../support/images.ts';
 import { en, message, openDialog, section, startE2E, visit, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
 
@@ -89,11 +91,13 @@ test('the owner edits the description in the markdown editor; rendered and persi
 
 test('the description is sanitised: no script, no event handler attributes; images lazy', async () => {
   const { project, owner } = await makeTeam(e2e.server);
-  const uploaded = { id: 'img1', width: 800, height: 400, scale: 200, url: '/content/shot.png' };
+  const image = await uploadContentImage(e2e.server, owner, project.id, await photoLike(800, 400), 800, 400, 200);
+  const url = new URL(image.url).pathname;
+  const uploaded = { id: image.id, width: 800, height: 400, scale: 200, url };
   await putDescription(
     owner,
     project,
-    'Safe text\n\n<script>window.__pwned = 1</script>\n\n<img src="/nothing.png" alt="pic" onerror="window.__pwned = 2">\n\n<a href="javascript:window.__pwned=3">bad link</a>\n\n![shot](/content/shot.png)',
+    `Safe text\n\n<script>window.__pwned = 1</script>\n\n<img src="/nothing.png" alt="pic" onerror="window.__pwned = 2">\n\n<a href="javascript:window.__pwned=3">bad link</a>\n\n![shot](${url})`,
     [uploaded],
   );
   const { page, context } = await e2e.openSignedIn({ user: owner });
@@ -105,12 +109,12 @@ test('the description is sanitised: no script, no event handler attributes; imag
   expect(html).not.toContain('onerror');
   expect(html).not.toContain('javascript:');
   expect(await view.locator('img[alt="pic"]').getAttribute('loading')).toBe('lazy');
-  // An uploaded image (scale 200 %) shows at half its pixel size, with a 2x srcset.
+  // An uploaded image (scale 200 %) shows at half its pixel size, with its widths as the srcset.
   const shot = view.locator('img[alt="shot"]');
   expect(await shot.getAttribute('loading')).toBe('lazy');
   expect(await shot.getAttribute('width')).toBe('400');
   expect(await shot.getAttribute('height')).toBe('200');
-  expect(await shot.getAttribute('srcset')).toBe('/content/shot.png 2x');
+  expect(await shot.getAttribute('srcset')).toContain(`/content-images/${image.id}/320 320w`);
   await page.waitForTimeout(300);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await context.close();

@@ -5,8 +5,16 @@ import { putPart, sha1Hex } from './packages.ts';
 import type { TestServer } from './server.ts';
 
 /** The paste flow over REST (create, part 0, finalize) for image bytes the server must take. */
-export async function uploadContentImage(server: Pick<TestServer, 'fetch'>, user: Pick<TestUser, 'token'>, projectId: string, bytes: Uint8Array, width: number, height: number): Promise<FinalizedContentImage> {
-  const created = await server.fetch(`/api/projects/${projectId}/content/images`, { method: 'POST', token: user.token, json: { size: bytes.length, width, height } });
+export async function uploadContentImage(
+  server: Pick<TestServer, 'fetch'>,
+  user: Pick<TestUser, 'token'>,
+  projectId: string,
+  bytes: Uint8Array,
+  width: number,
+  height: number,
+  scale = 100,
+): Promise<FinalizedContentImage> {
+  const created = await server.fetch(`/api/projects/${projectId}/content/images`, { method: 'POST', token: user.token, json: { size: bytes.length, width, height, scale } });
   if (created.status !== 200) throw new Error(`create content image: ${created.status} ${await created.text()}`);
   const { id, uploadInfo } = (await created.json()) as { id: string; uploadInfo: UploadInfo };
   const part = await putPart(uploadInfo, 0, bytes);

@@ -15,6 +15,7 @@ import { newId } from '../../db/ids.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import { requireAdmin, requirePrivilege, requireUser, type Actor } from '../auth/actor.ts';
+import { checkDescriptionImages } from './description-images.ts';
 import { readProjectQuotas } from './project-quotas.ts';
 import { enqueueRetention } from './retention.job.ts';
 import { loadProjectAccess, membershipOf, possibleActions, projectWithMembershipColumns, requireAction, type ProjectAccess } from './access.ts';
@@ -152,18 +153,22 @@ export async function getDescription(deps: Deps, actor: Actor, projectId: string
   return row;
 }
 
-/** PUT .../description: needs patchProject; stored and returned as is. */
+/**
+ * PUT .../description: needs patchProject; the markdown and language are stored as given, the images
+ * list as the server knows those images (description-images.ts).
+ */
 export async function putDescription(deps: Deps, actor: Actor, projectId: string, rawInput: unknown): Promise<Description> {
   const input = descriptionSchema.parse(rawInput);
-  await deps.db.transaction(async (tx) => {
+  return deps.db.transaction(async (tx) => {
     const access = await loadProjectAccess({ db: tx }, actor, projectId, { lock: true });
     requireAction(access, 'patchProject');
+    const images = await checkDescriptionImages(tx, projectId, input.images);
     await tx
       .update(projects)
-      .set({ descriptionMarkdown: input.markdown, descriptionLang: input.lang, descriptionImages: input.images })
+      .set({ descriptionMarkdown: input.markdown, descriptionLang: input.lang, descriptionImages: images })
       .where(eq(projects.id, projectId));
+    return { ...input, images };
   });
-  return input;
 }
 
 /** GET .../star: whether the signed-in caller starred the project (visitors: sign in first). */
