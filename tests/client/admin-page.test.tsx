@@ -13,8 +13,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  */
 useDom();
 setDefaultTimeout(60_000);
-const { act, cleanup, fireEvent, render, within } = await import('@testing-library/react');
-const { App } = await import('../../src/client/app.tsx');
+const { act, cleanup, fireEvent, within } = await import('@testing-library/react');
+const { openApp, until: untilPasses } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 
 let server: TestServer;
@@ -54,26 +54,8 @@ beforeEach(() => {
 
 const body = () => within(document.body);
 
-function openApp(url: string, token?: string) {
-  cleanup();
-  history.replaceState(null, '', url);
-  if (token) setBearerToken(token);
-  return render(<App />);
-}
 
-/** Retries a cheap check on plain values with plain pauses (a failing expect on an element formats all of it). */
-async function until(check: () => void, timeout = 30_000): Promise<void> {
-  const end = Date.now() + timeout;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (error) {
-      if (Date.now() > end) throw error;
-    }
-    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 50)));
-  }
-}
+const until = (check: () => void, timeout = 30_000) => untilPasses(check, timeout);
 
 const text = (selector: string) => document.querySelector(selector)?.textContent ?? null;
 

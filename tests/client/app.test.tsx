@@ -4,8 +4,8 @@ import { registerUser } from '../support/accounts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 useDom();
-const { act, cleanup, fireEvent, render, waitFor, within } = await import('@testing-library/react');
-const { App } = await import('../../src/client/app.tsx');
+const { act, fireEvent, waitFor, within } = await import('@testing-library/react');
+const { openApp } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 const { setLanguage } = await import('../../src/client/lib/i18n/index.ts');
 
@@ -24,12 +24,6 @@ const body = () => within(document.body);
 const path = () => location.pathname + location.search;
 
 /** Renders the whole client at `url`, as a visitor or (token) as a signed-in user. */
-function openApp(url: string, token?: string) {
-  cleanup();
-  history.replaceState(null, '', url);
-  if (token) setBearerToken(token);
-  return render(<App />);
-}
 
 describe('routing and screens', () => {
   test('visitor home: description, sign-in links, footer docs link, title and page class', async () => {

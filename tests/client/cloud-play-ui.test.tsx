@@ -15,8 +15,8 @@ import type { Package } from '../../src/shared/schemas/packages.ts';
  * plays), and the unlisted /admin screen's cloud-play machines.
  */
 useDom();
-const { act, cleanup, fireEvent, render, waitFor, within } = await import('@testing-library/react');
-const { App } = await import('../../src/client/app.tsx');
+const { act, fireEvent, waitFor, within } = await import('@testing-library/react');
+const { openApp } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 const { agentCommand } = await import('../../src/client/routes/admin/cloud-machines-section.tsx');
 
@@ -63,12 +63,6 @@ afterEach(() => {
 
 const body = () => within(document.body);
 
-function openApp(url: string, token?: string) {
-  cleanup();
-  history.replaceState(null, '', url);
-  if (token) setBearerToken(token);
-  return render(<App />);
-}
 
 const packageUrl = (pkg: Package) => `/projects/${team.project.id}/packages/${pkg.id}`;
 

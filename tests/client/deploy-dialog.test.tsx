@@ -19,8 +19,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 useDom();
 // Each test drives whole screens and real deploy jobs: more than the default 5 s on a busy machine.
 setDefaultTimeout(90_000);
-const { act, cleanup, fireEvent, render, within } = await import('@testing-library/react');
-const { App } = await import('../../src/client/app.tsx');
+const { act, cleanup, fireEvent, within } = await import('@testing-library/react');
+const { openApp, until } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 const { setLanguage } = await import('../../src/client/lib/i18n/index.ts');
 
@@ -70,30 +70,7 @@ beforeEach(() => {
 
 const versionPath = (world: World) => `/projects/${world.team.project.id}/versions/${world.versionId}`;
 
-function openApp(url: string, token?: string) {
-  cleanup();
-  history.replaceState(null, '', url);
-  if (token) setBearerToken(token);
-  return render(<App />);
-}
 
-/**
- * Retries a cheap check (plain selectors) until it passes. Not testing-library's waitFor: with the server in
- * this process, its polling kept the server's replies from reaching the screen on a busy machine, where plain
- * pauses let them through (tests/client/deploy-settings.test.tsx).
- */
-async function until(check: () => void, timeout = 20_000): Promise<void> {
-  const end = Date.now() + timeout;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (error) {
-      if (Date.now() > end) throw error;
-    }
-    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 50)));
-  }
-}
 async function appeared(root: ParentNode, selector: string, timeout?: number): Promise<HTMLElement> {
   let found: HTMLElement | null = null;
   await until(() => {

@@ -14,8 +14,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 useDom();
 // Each test drives whole screens against the real server (itch.io checks included): more than the default 5 s on a busy machine.
 setDefaultTimeout(60_000);
-const { act, cleanup, fireEvent, render, within } = await import('@testing-library/react');
-const { App } = await import('../../src/client/app.tsx');
+const { act, cleanup, fireEvent, within } = await import('@testing-library/react');
+const { openApp, until: untilPasses } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 const { setLanguage } = await import('../../src/client/lib/i18n/index.ts');
 
@@ -42,12 +42,6 @@ beforeEach(() => {
 });
 
 
-function openApp(url: string, token?: string) {
-  cleanup();
-  history.replaceState(null, '', url);
-  if (token) setBearerToken(token);
-  return render(<App />);
-}
 
 /** The section of a page by its heading. */
 async function section(name: string): Promise<HTMLElement> {
@@ -59,23 +53,7 @@ async function section(name: string): Promise<HTMLElement> {
   return found!;
 }
 
-/**
- * Retries a cheap check (plain selectors) until it passes. Not testing-library's waitFor: with the server in
- * this process, its polling (act environment off, a MutationObserver on the page) kept the server's replies
- * from reaching the screen on a busy machine, where plain pauses let them through.
- */
-async function until(check: () => void, timeout = 15_000): Promise<void> {
-  const end = Date.now() + timeout;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (error) {
-      if (Date.now() > end) throw error;
-    }
-    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 50)));
-  }
-}
+const until = (check: () => void, timeout = 15_000) => untilPasses(check, timeout);
 /** The element matching a selector once it is there. */
 async function appeared(root: ParentNode, selector: string): Promise<HTMLElement> {
   let found: HTMLElement | null = null;

@@ -10,8 +10,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * are checked whatever providers the test server configures.
  */
 useDom();
-const { act, cleanup, fireEvent, render, waitFor, within } = await import('@testing-library/react');
-const { App } = await import('../../src/client/app.tsx');
+const { act, cleanup, fireEvent, waitFor, within } = await import('@testing-library/react');
+const { openApp } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 const { externalAuthStorageKey } = await import('../../src/client/lib/auth/external-auth.ts');
 
@@ -76,12 +76,6 @@ afterEach(() => {
   globalThis.fetch = realFetch;
 });
 
-function openApp(url: string, token?: string) {
-  cleanup();
-  history.replaceState(null, '', url);
-  if (token) setBearerToken(token);
-  return render(<App />);
-}
 
 function store(value: Record<string, string>) {
   localStorage.setItem(externalAuthStorageKey, JSON.stringify(value));

@@ -23,8 +23,8 @@ import { startLocalHelper, type LocalHelper } from './local-app-support.ts';
  * page's origin (http://localhost:3000), as a browser would.
  */
 useDom();
-const { act, cleanup, fireEvent, render, waitFor, within } = await import('@testing-library/react');
-const { App } = await import('../../src/client/app.tsx');
+const { act, fireEvent, waitFor, within } = await import('@testing-library/react');
+const { openApp } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 const { setLocalHelperClient } = await import('../../src/client/lib/local-app/helper.ts');
 const { createLocalHelperClient } = await import('../../src/shared/local/helper-client.ts');
@@ -81,12 +81,6 @@ function useHelper(baseUrl: string, origin: string) {
 
 const body = () => within(document.body);
 
-function openApp(url: string, token?: string) {
-  cleanup();
-  history.replaceState(null, '', url);
-  if (token) setBearerToken(token);
-  return render(<App />);
-}
 
 const packagePath = () => `/projects/${project.id}/branches/${branchId}/versions/${versionId}/packages/${pkg.id}`;
 /**

@@ -20,6 +20,7 @@ useDom();
 setDefaultTimeout(60_000);
 const { act, cleanup, fireEvent, render, within } = await import('@testing-library/react');
 const { App } = await import('../../src/client/app.tsx');
+const { until } = await import('./app-harness.tsx');
 const { VersionFormDialog } = await import('../../src/client/dialogs/new-version-dialog.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 
@@ -116,23 +117,6 @@ function paste(target: HTMLElement, clipboardData: DataTransfer): boolean {
   return notPrevented;
 }
 
-/**
- * Retries a cheap check with plain pauses (testing-library's waitFor polling starved the in-process server).
- * Checks compare plain values: a failing expect on a happy-dom element formats its whole object graph,
- * which took 13 s per failed try.
- */
-async function until(check: () => void, timeout = 20_000): Promise<void> {
-  const end = Date.now() + timeout;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (error) {
-      if (Date.now() > end) throw error;
-    }
-    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 50)));
-  }
-}
 
 function openApp(url: string, token: string) {
   cleanup();

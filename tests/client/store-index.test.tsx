@@ -14,6 +14,7 @@ useDom();
 setDefaultTimeout(60_000);
 const { act, cleanup, fireEvent, render, within } = await import('@testing-library/react');
 const { App } = await import('../../src/client/app.tsx');
+const { until } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 const { setLanguage } = await import('../../src/client/lib/i18n/index.ts');
 const { searchDebounceMs, storePageSize } = await import('../../src/client/routes/store/store-index-page.tsx');
@@ -54,19 +55,6 @@ afterEach(() => {
   globalThis.fetch = realFetch;
 });
 
-/** Retries a cheap check with plain pauses (waitFor's polling starved the in-process server). */
-async function until(check: () => void, timeout = 20_000): Promise<void> {
-  const end = Date.now() + timeout;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (error) {
-      if (Date.now() > end) throw error;
-    }
-    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 50)));
-  }
-}
 
 function openApp(url: string) {
   cleanup();
