@@ -7,10 +7,14 @@ import sharp from 'sharp';
  */
 type FakeBitmap = { width: number; height: number; bytes: Uint8Array; close(): void };
 
-export function installImageApis(): () => void {
+/** What a test may watch: the options of each decode, the type of each encode. */
+export type ImageApiWatchers = { onDecode?(options: { imageOrientation?: string } | undefined): void; onEncode?(type: string): void };
+
+export function installImageApis(watchers: ImageApiWatchers = {}): () => void {
   const globals = globalThis as unknown as Record<string, unknown>;
   const saved = { createImageBitmap: globals.createImageBitmap, OffscreenCanvas: globals.OffscreenCanvas };
-  globals.createImageBitmap = async (blob: Blob) => {
+  globals.createImageBitmap = async (blob: Blob, options?: { imageOrientation?: string }) => {
+    watchers.onDecode?.(options);
     const bytes = new Uint8Array(await blob.arrayBuffer());
     const meta = await sharp(bytes).metadata();
     return { width: meta.width, height: meta.height, bytes, close() {} } satisfies FakeBitmap;
@@ -25,6 +29,7 @@ export function installImageApis(): () => void {
       return { fillStyle: '', fillRect: () => {}, drawImage: (bitmap: FakeBitmap) => (this.drawn = bitmap) };
     }
     async convertToBlob(options: { type: string; quality: number }) {
+      watchers.onEncode?.(options.type);
       const jpeg = await sharp(this.drawn!.bytes).flatten({ background: '#ffffff' }).jpeg({ quality: Math.round(options.quality * 100) }).toBuffer();
       return new Blob([new Uint8Array(jpeg)], { type: options.type });
     }

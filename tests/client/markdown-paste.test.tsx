@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaul
 import sharp from 'sharp';
 import { makeTeam, type Team } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { installImageApis } from './image-apis.ts';
 
 /**
  * Issue 19, spec §4 image paste flow in the markdown editor against the real server: a PNG pasted into
@@ -35,35 +36,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-type FakeBitmap = { width: number; height: number; bytes: Uint8Array; close(): void };
-const globals = globalThis as unknown as Record<string, unknown>;
-const saved = { createImageBitmap: globals.createImageBitmap, OffscreenCanvas: globals.OffscreenCanvas, fetch: globalThis.fetch };
+const saved = { fetch: globalThis.fetch };
 let imageOrientations: unknown[] = [];
-
-/** The browser's decoder and canvas as far as the editor uses them, done by sharp. */
-function installImageApis(): void {
-  globals.createImageBitmap = async (blob: Blob, options?: { imageOrientation?: string }) => {
-    imageOrientations.push(options?.imageOrientation);
-    const bytes = new Uint8Array(await blob.arrayBuffer());
-    const meta = await sharp(bytes).metadata();
-    return { width: meta.width, height: meta.height, bytes, close() {} } satisfies FakeBitmap;
-  };
-  globals.OffscreenCanvas = class {
-    drawn: FakeBitmap | undefined;
-    constructor(
-      readonly width: number,
-      readonly height: number,
-    ) {}
-    getContext() {
-      return { fillStyle: '', fillRect: () => {}, drawImage: (bitmap: FakeBitmap) => (this.drawn = bitmap) };
-    }
-    async convertToBlob(options: { type: string; quality: number }) {
-      expect(options.type).toBe('image/jpeg');
-      const jpeg = await sharp(this.drawn!.bytes).flatten({ background: '#ffffff' }).jpeg({ quality: Math.round(options.quality * 100) }).toBuffer();
-      return new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' });
-    }
-  };
-}
+let restoreImageApis = () => {};
 
 /** Which part uploads fail (by try, 1-based, counted over the test) with a 503. */
 let failingPartTries = new Set<number>();
@@ -75,7 +50,10 @@ beforeEach(() => {
   imageOrientations = [];
   failingPartTries = new Set();
   partTries = 0;
-  installImageApis();
+  restoreImageApis = installImageApis({
+    onDecode: (options) => imageOrientations.push(options?.imageOrientation),
+    onEncode: (type) => expect(type).toBe('image/jpeg'),
+  });
   globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input instanceof Request ? input.url : input));
     if (url.pathname.startsWith('/api/uploads/content-images/') && (init?.method ?? 'GET') === 'PUT') {
@@ -86,8 +64,7 @@ beforeEach(() => {
   }) as typeof fetch;
 });
 afterEach(() => {
-  globals.createImageBitmap = saved.createImageBitmap;
-  globals.OffscreenCanvas = saved.OffscreenCanvas;
+  restoreImageApis();
   globalThis.fetch = saved.fetch;
 });
 

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type RefObject, type SyntheticEvent } from 'react';
+import { useCallback, useLayoutEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type RefObject, type SyntheticEvent } from 'react';
 import { markdown_image_converting } from '../paraglide/messages/markdown_image_converting.js';
 import { markdown_image_dismiss } from '../paraglide/messages/markdown_image_dismiss.js';
 import { markdown_image_failed } from '../paraglide/messages/markdown_image_failed.js';
@@ -10,6 +10,7 @@ import { markdown_images_label } from '../paraglide/messages/markdown_images_lab
 import type { MarkdownImage } from '../components/markdown-view.tsx';
 import { altTextOf, ContentImageError, imageFiles, prepareContentImage, uploadContentImage } from '../lib/content-images.ts';
 import { errorText, toDisplayError } from '../lib/errors.ts';
+import { useUploadScope } from '../lib/upload-scope.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -100,21 +101,10 @@ let counter = 0;
 export function usePastedImages({ projectId, initial, read, write }: PastedImagesOptions): PastedImages {
   const [pending, setPending] = useState<PastedImage[]>([]);
   const [images, setImages] = useState<readonly MarkdownImage[]>(initial);
-  const controller = useRef<AbortController | null>(null);
-  const previews = useRef(new Set<string>());
+  const { controller, previews } = useUploadScope();
   const io = useRef({ read, write });
   io.current = { read, write };
 
-  useEffect(() => {
-    const running = new AbortController();
-    controller.current = running;
-    const urls = previews.current;
-    return () => {
-      running.abort();
-      for (const url of urls) URL.revokeObjectURL(url);
-      urls.clear();
-    };
-  }, []);
 
   const update = useCallback((key: string, change: Partial<PastedImage> | null) => {
     setPending((list) => (change === null ? list.filter((item) => item.key !== key) : list.map((item) => (item.key === key ? { ...item, ...change } : item))));

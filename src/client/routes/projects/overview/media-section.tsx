@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
+import { useCallback, useId, useLayoutEffect, useRef, useState, type DragEvent, type ReactNode } from 'react';
 import { markdown_image_converting } from '../../../paraglide/messages/markdown_image_converting.js';
 import { markdown_image_dismiss } from '../../../paraglide/messages/markdown_image_dismiss.js';
 import { markdown_image_failed } from '../../../paraglide/messages/markdown_image_failed.js';
@@ -44,6 +44,7 @@ import { maxScreenshots, type ProjectMedia } from '../../../../shared/schemas/pr
 import type { Project } from '../../../../shared/schemas/projects.ts';
 import { can } from '../project-frame.tsx';
 import { coverFromScreenshot, draftOf, moveScreenshot, newSlotKey, removeScreenshot, sameSaved, toPutInput, updateSlot, type MediaDraft, type MediaImage, type Slot, type SlotUpload } from './media-draft.ts';
+import { useUploadScope } from '../../../lib/upload-scope.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -173,8 +174,7 @@ function MediaEditor({ project, initial }: { project: Project; initial: ProjectM
   const [announcement, setAnnouncement] = useState('');
   const [save, setSave] = useState<SaveState>({ status: 'idle' });
   const saving = useRef<{ running: boolean; again: boolean }>({ running: false, again: false });
-  const controller = useRef<AbortController | null>(null);
-  const previews = useRef(new Set<string>());
+  const { controller, previews } = useUploadScope();
   const root = useRef<HTMLDivElement>(null);
   // Where focus goes once a change is drawn: a moved tile's button (React moves its element, which
   // drops focus), a neighbour of a removed one.
@@ -186,16 +186,6 @@ function MediaEditor({ project, initial }: { project: Project; initial: ProjectM
     root.current?.querySelector<HTMLElement>(selector)?.focus();
   }, [draft]);
 
-  useEffect(() => {
-    const running = new AbortController();
-    controller.current = running;
-    const urls = previews.current;
-    return () => {
-      running.abort();
-      for (const url of urls) URL.revokeObjectURL(url);
-      urls.clear();
-    };
-  }, []);
 
   /** Saves what the draft holds now; a change made while a save runs is saved right after it. */
   const runSave = useCallback(async () => {
