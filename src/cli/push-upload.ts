@@ -38,6 +38,7 @@ export async function uploadPackage(context: Context, request: PackageRequest): 
   let alreadyBytes = 0;
   let sentBytes = 0;
   let toldResolving = false;
+  let toldFinalizing = false;
   const outcome = await runUploadSession({
     api: context.api,
     project: context.projectId,
@@ -53,9 +54,11 @@ export async function uploadPackage(context: Context, request: PackageRequest): 
         alreadyBytes = (state.upload?.parts ?? []).reduce((sum, part) => sum + part.size, 0);
         progress = startProgress(io, 'uploading', state.archiveSize, { quiet });
         progress.update(alreadyBytes);
-      } else if (current.status === 'finalizing') {
+      } else if (current.status === 'finalizing' && !toldFinalizing) {
         progress?.finish();
         progress = undefined;
+        toldFinalizing = true;
+        if (!quiet) io.stderr('finalizing the package on the server...\n');
       } else if (current.status === 'resolving' && !toldResolving) {
         toldResolving = true;
         if (!quiet) io.stderr('resolving the patch on the server...\n');

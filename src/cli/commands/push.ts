@@ -122,6 +122,7 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   );
 
   const versionTitle = values.version ?? nextVersionTitle(branch.currentVersion?.title);
+  if (!quiet) log(`publishing version ${versionTitle} to ${branch.title}...`);
   const otherPackages = current.filter((item) => !sameTags(item.tags, tags)).map((item) => item.id);
   const version = await api.call(routes.versions.create, {
     params: { project: project.id },
