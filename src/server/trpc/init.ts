@@ -3,6 +3,7 @@ import { AppError } from '../errors.ts';
 import type { Deps } from '../deps.ts';
 import { resolveActor } from '../domains/auth/principal.ts';
 import type { RequestOrigin } from '../domains/auth/auth.service.ts';
+import type { Actor } from '../domains/auth/actor.ts';
 import { crossSiteRefused } from '../http/same-origin.ts';
 import { appErrorOfTrpc, trpcErrorOf } from './error-mapping.ts';
 
@@ -18,6 +19,8 @@ export type TrpcContext = {
   /** Made by another site's page (http/same-origin.ts): refused where the session cookie is set or cleared. */
   crossSite: boolean;
   resHeaders: Headers;
+  /** The caller, resolved once per HTTP request: a batch of procedures shares one session lookup. */
+  actorOfRequest?: Promise<Actor>;
 };
 
 const t = initTRPC.context<TrpcContext>().create({
@@ -43,9 +46,10 @@ const mapErrors = t.middleware(async ({ ctx, next, path }) => {
 });
 
 /** Procedures that answer visitors too; the actor comes from the bearer token. */
-export const procedure = t.procedure.use(mapErrors).use(async ({ ctx, next }) =>
-  next({ ctx: { actor: await resolveActor(ctx.deps.db, ctx.token, ctx.deps.config.sessionDays) } }),
-);
+export const procedure = t.procedure.use(mapErrors).use(async ({ ctx, next }) => {
+  ctx.actorOfRequest ??= resolveActor(ctx.deps.db, ctx.token, ctx.deps.config.sessionDays);
+  return next({ ctx: { actor: await ctx.actorOfRequest } });
+});
 
 /** Procedures that must not fail on a stale token (auth.session): no actor resolution. */
 export const sessionlessProcedure = t.procedure.use(mapErrors);
