@@ -51,7 +51,13 @@ const putDescription = async (project: TestProject, markdown: string, images: Fi
 };
 
 test('the collector is queued when the server starts, hourly', async () => {
-  const queued = await server.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'content_images_collect'), eq(jobs.status, 'queued')));
+  // Periodic jobs are scheduled as the server starts, not before it answers: give it a moment.
+  const queuedCollectors = () => server.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'content_images_collect'), eq(jobs.status, 'queued')));
+  let queued = await queuedCollectors();
+  for (let tries = 0; queued.length === 0 && tries < 100; tries++) {
+    await Bun.sleep(50);
+    queued = await queuedCollectors();
+  }
   expect(queued).toHaveLength(1);
   expect(queued[0]!.runAt.getTime()).toBeGreaterThan(Date.now());
 });
