@@ -24,14 +24,32 @@ import { subscribeChannel } from '../../db/notify.ts';
  * arrive just after the writer got its answer. syncStoreCache (run after every write request of this
  * process) sends a marker NOTIFY and waits for it: PostgreSQL delivers notifications in commit order,
  * so once the marker is back every earlier change has been applied to the cache.
+ *
+ * Behind a load balancer the write and the next read may reach different processes: the reader
+ * never ran that sync. So on PostgreSQL (where other processes may write) a signed-in caller's read
+ * that would be answered from the cache first catches up the same way (catchUp): a marker sent after
+ * the read arrived, so every change committed before it has been applied when it is back. Readers
+ * arriving together share one marker, and at most one is in flight per process (plus the one queued
+ * after it), so the cost is one round trip per read at most and does not grow with the read rate.
+ * Visitors (no token, no session cookie) cannot have written anything a page shows: they are answered
+ * at once, and see another process's change when its notification arrives (milliseconds). PGlite has
+ * one process: no wait.
  */
 export const storeChangedChannel = 'store_changed';
 
 type Entry<T> = { value: T; json: string; storedAt: number };
 
+/**
+ * Who reads. A signed-in caller (a bearer token or a session cookie) may have just changed what it
+ * reads through another process: its reads catch up first (catchUp). The default, for callers that
+ * cannot tell.
+ */
+export type StoreReader = { signedIn: boolean };
+const signedIn: StoreReader = { signedIn: true };
+
 export type StoreCache<T> = {
   /** The cached page (and its JSON), or a fresh one from load (cached when still valid). */
-  get(projectId: string, load: () => Promise<T>): Promise<{ value: T; json: string }>;
+  get(projectId: string, load: () => Promise<T>, reader?: StoreReader): Promise<{ value: T; json: string }>;
 };
 
 const syncPrefix = 'sync:';
@@ -59,6 +77,8 @@ type CacheState<T> = {
   /** Bumped by every invalidation: a read that began before the bump must not be cached. */
   generation: number;
   listening: Promise<boolean>;
+  /** catchUp's marker round trip in flight, and the one queued to start after it (joined by later readers). */
+  catchUp: { running: Promise<void> | undefined; queued: Promise<void> | undefined };
 };
 
 const states = new WeakMap<DatabaseHandle, CacheState<unknown>>();
@@ -74,7 +94,14 @@ function dropEverything(state: CacheState<unknown>): void {
 function stateOf<T>(database: DatabaseHandle): CacheState<T> {
   const existing = states.get(database);
   if (existing) return existing as CacheState<T>;
-  const state: CacheState<T> = { entries: new Map(), lists: new Map(), syncs: new Map(), generation: 0, listening: Promise.resolve(false) };
+  const state: CacheState<T> = {
+    entries: new Map(),
+    lists: new Map(),
+    syncs: new Map(),
+    generation: 0,
+    listening: Promise.resolve(false),
+    catchUp: { running: undefined, queued: undefined },
+  };
   const dropAll = () => dropEverything(state as CacheState<unknown>);
   state.listening = subscribeChannel(database, storeChangedChannel, {
     onMessage(projectId) {
@@ -105,11 +132,17 @@ function stateOf<T>(database: DatabaseHandle): CacheState<T> {
 
 export function storeCacheOf<T>(database: DatabaseHandle, options: { maxAgeMs: number; maxEntries: number }): StoreCache<T> {
   return {
-    async get(projectId, load) {
+    async get(projectId, load, reader = signedIn) {
       const state = stateOf<T>(database);
       const now = Date.now();
       const cached = state.entries.get(projectId);
-      if (cached && now - cached.storedAt < options.maxAgeMs) return cached;
+      if (isFresh(cached, now, options.maxAgeMs)) {
+        if (!reader.signedIn) return cached;
+        // This caller may have changed it through another process just before: hear of that first.
+        await catchUp(database, state as CacheState<unknown>);
+        const current = state.entries.get(projectId);
+        if (isFresh(current, now, options.maxAgeMs)) return current;
+      }
       const generation = state.generation;
       const value = await load();
       const fresh = { value, json: JSON.stringify(value), storedAt: now };
@@ -139,7 +172,7 @@ export type StoreListView<T> = {
 
 export type StoreList<T> = {
   /** The list, brought up to date first: dirty projects through `some`, everything through `all` when needed. */
-  get(loaders: StoreListLoaders<T>): Promise<StoreListView<T>>;
+  get(loaders: StoreListLoaders<T>, reader?: StoreReader): Promise<StoreListView<T>>;
 };
 
 function listOf(state: CacheState<unknown>, name: string): ListState {
@@ -174,10 +207,12 @@ function viewOf<T>(items: ReadonlyMap<string, T>, derived: Map<string, unknown> 
  */
 export function storeListOf<T>(database: DatabaseHandle, name: string, options: { maxAgeMs: number }): StoreList<T> {
   return {
-    async get(loaders) {
+    async get(loaders, reader = signedIn) {
       const state = stateOf<T>(database) as CacheState<unknown>;
       if (!(await state.listening)) return viewOf(await loaders.all(), undefined);
       const list = listOf(state, name);
+      // Changes other processes committed before this read are marked dirty before it looks.
+      if (list.items && reader.signedIn) await catchUp(database, state);
       for (;;) {
         if (list.refreshing) {
           await list.refreshing.catch(() => undefined);
@@ -227,6 +262,35 @@ async function refreshList<T>(list: ListState, loaders: StoreListLoaders<T>, eve
     }
   }
   list.derived = new Map();
+}
+
+function isFresh<T>(entry: Entry<T> | undefined, now: number, maxAgeMs: number): entry is Entry<T> {
+  return entry !== undefined && now - entry.storedAt < maxAgeMs;
+}
+
+/**
+ * Before an answer from the cache on PostgreSQL: waits until every store change committed before this
+ * call (by any process) has reached this process's cache, with a marker of its own (syncStoreCache).
+ * A round trip already in flight may have sent its marker before the reader's change committed, so a
+ * reader joins the round queued after it (starting it if none is), never the running one.
+ */
+function catchUp(database: DatabaseHandle, state: CacheState<unknown>): Promise<void> {
+  if (database.kind !== 'postgres') return Promise.resolve();
+  const rounds = state.catchUp;
+  if (rounds.queued) return rounds.queued;
+  const start = (): Promise<void> => {
+    rounds.queued = undefined;
+    const round = syncStoreCache(database)
+      .catch(() => dropEverything(state))
+      .finally(() => {
+        if (rounds.running === round) rounds.running = undefined;
+      });
+    rounds.running = round;
+    return round;
+  };
+  if (!rounds.running) return start();
+  rounds.queued = rounds.running.then(start);
+  return rounds.queued;
 }
 
 /**

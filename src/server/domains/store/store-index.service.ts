@@ -6,7 +6,7 @@ import { branches, branchVersions, contentImages, packages, projectMedia, projec
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import { describeMediaImage, mediaImageColumns } from '../projects/media.service.ts';
-import { storeListOf, type StoreListView } from './store-cache.ts';
+import { storeListOf, type StoreListView, type StoreReader } from './store-cache.ts';
 
 /**
  * GET /store/projects: the store index (issue 19). A project is listed when it is public and at least
@@ -140,11 +140,14 @@ async function loadIndexEntries(deps: Deps, projectIds: string[] | undefined): P
 }
 
 /** Every listed project's item, up to date (store cache). */
-async function indexList(deps: Deps): Promise<StoreListView<IndexEntry>> {
-  return storeListOf<IndexEntry>(deps.database, indexListName, indexListOptions).get({
-    all: () => loadIndexEntries(deps, undefined),
-    some: (ids) => loadIndexEntries(deps, ids),
-  });
+async function indexList(deps: Deps, reader?: StoreReader): Promise<StoreListView<IndexEntry>> {
+  return storeListOf<IndexEntry>(deps.database, indexListName, indexListOptions).get(
+    {
+      all: () => loadIndexEntries(deps, undefined),
+      some: (ids) => loadIndexEntries(deps, ids),
+    },
+    reader,
+  );
 }
 
 /** The newest `updated` of the index (the sitemap's lastmod of /store), or null when it is empty. */
@@ -188,12 +191,12 @@ function decodeCursor(cursor: string, locale: string, words: string[]): number {
  * (default 24, at most 60) from the cursor on, `next` the following page's cursor (null on the last),
  * `total` how many match over all pages.
  */
-export async function getStoreIndex(deps: Deps, rawQuery: unknown): Promise<StoreIndexPage> {
+export async function getStoreIndex(deps: Deps, rawQuery: unknown, reader?: StoreReader): Promise<StoreIndexPage> {
   const input = storeIndexQuery.parse(rawQuery);
   const locale = collationLocale(input.lang);
   const words = queryWords(input.query);
   const offset = input.cursor ? decodeCursor(input.cursor, locale, words) : 0;
-  const view = await indexList(deps);
+  const view = await indexList(deps, reader);
   const sorted = view.derive(`sorted:${locale}`, () => {
     const collator = collatorOf(locale);
     return [...view.items.values()].sort((a, b) => collator.compare(a.item.title, b.item.title) || (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0));

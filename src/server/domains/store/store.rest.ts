@@ -4,6 +4,9 @@ import { projectIdSchema } from '../../../shared/schemas/projects.ts';
 import { storeIndexPageSchema, storeIndexQuery } from '../../../shared/schemas/project-media.ts';
 import { storeProjectSchema } from '../../../shared/schemas/store.ts';
 import type { Deps } from '../../deps.ts';
+import { bearerTokenOf } from '../../http/bearer-token.ts';
+import { sessionTokenFromCookie } from '../../http/session-cookie.ts';
+import type { StoreReader } from './store-cache.ts';
 import { getStoreIndex } from './store-index.service.ts';
 import { getStoreProjectJson, getStoreSitemap } from './store.service.ts';
 
@@ -21,9 +24,14 @@ function queryAsSent({ query, request }: { query: Record<string, unknown>; reque
   }
 }
 
+/** A caller with a token or a session cookie may have just changed what it reads (store-cache.ts StoreReader). */
+function readerOf(request: Request): StoreReader {
+  return { signedIn: bearerTokenOf(request.headers.get('authorization')) !== undefined || sessionTokenFromCookie(request.headers.get('cookie')) !== undefined };
+}
+
 export function storeRoutes(deps: Deps) {
   return new Elysia({ prefix: '/store', tags: ['Store'] })
-    .get('/projects', ({ query }) => getStoreIndex(deps, query), {
+    .get('/projects', ({ query, request }) => getStoreIndex(deps, query, readerOf(request)), {
       transform: queryAsSent,
       query: storeIndexQuery,
       response: storeIndexPageSchema,
@@ -31,7 +39,7 @@ export function storeRoutes(deps: Deps) {
     })
     .get(
       '/projects/:project',
-      async ({ params }) => new Response(await getStoreProjectJson(deps, params.project), { headers: { 'content-type': 'application/json' } }),
+      async ({ params, request }) => new Response(await getStoreProjectJson(deps, params.project, readerOf(request)), { headers: { 'content-type': 'application/json' } }),
       {
         params: z.object({ project: projectIdSchema }),
         // Documents the reply; the cached JSON text was built from this shape.

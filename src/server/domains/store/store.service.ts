@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import { summarizePackage } from '../packages/records/describe-package.ts';
 import { readProjectMedia } from '../projects/media.service.ts';
-import { storeCacheOf } from './store-cache.ts';
+import { storeCacheOf, type StoreReader } from './store-cache.ts';
 import { newestStoreIndexUpdate } from './store-index.service.ts';
 
 /** Notifications keep cached pages exact; the age limit only bounds what a missed one could leave. */
@@ -15,12 +15,12 @@ const storeCacheOptions = { maxAgeMs: 30_000, maxEntries: 1000 };
  * GET /store/projects/{project}, as data (tRPC) and as its JSON text (REST sends it as is); both come
  * from the store cache (store-cache.ts).
  */
-export async function getStoreProject(deps: Deps, projectId: string): Promise<StoreProject> {
-  return (await storeCacheOf<StoreProject>(deps.database, storeCacheOptions).get(projectId, () => loadStoreProject(deps, projectId))).value;
+export async function getStoreProject(deps: Deps, projectId: string, reader?: StoreReader): Promise<StoreProject> {
+  return (await storeCacheOf<StoreProject>(deps.database, storeCacheOptions).get(projectId, () => loadStoreProject(deps, projectId), reader)).value;
 }
 
-export async function getStoreProjectJson(deps: Deps, projectId: string): Promise<string> {
-  return (await storeCacheOf<StoreProject>(deps.database, storeCacheOptions).get(projectId, () => loadStoreProject(deps, projectId))).json;
+export async function getStoreProjectJson(deps: Deps, projectId: string, reader?: StoreReader): Promise<string> {
+  return (await storeCacheOf<StoreProject>(deps.database, storeCacheOptions).get(projectId, () => loadStoreProject(deps, projectId), reader)).json;
 }
 
 /**
