@@ -6,6 +6,9 @@ import { applyPrivilegeChange } from '../domains/admin/privileges.service.ts';
 import { addMachineRecord, listMachineRecords, revokeMachineRecord } from '../domains/cloud-play/machines.service.ts';
 import type { CloudMachine } from '../../shared/schemas/cloud-play.ts';
 import { AppError } from '../errors.ts';
+import { runBackup } from './backup.ts';
+import { BackupRefusal } from './backup-format.ts';
+import { runRestore } from './restore.ts';
 
 export type CommandOutput = { stdout: (text: string) => void; stderr: (text: string) => void };
 
@@ -15,9 +18,14 @@ export const adminUsage = `Usage:
   cartridge admin machine add TITLE       add a cloud-play host machine; prints its token (shown once)
   cartridge admin machine list            list the host machines
   cartridge admin machine revoke ID       revoke a machine's token; its sessions end
+  cartridge admin backup DIR              back up the database, every blob and the generated secret key
+                                          into DIR (new or empty); PostgreSQL while the server runs
+  cartridge admin restore DIR [--force]   restore a backup into an empty database and blob store
+                                          (--force replaces what is there), then migrate
 Privileges: create_project, store_publish, cloud_play.
 Talks to the instance database named by DATABASE_URL or DATA_DIR (stop a PGlite server first:
-an embedded database opens in one process at a time).`;
+an embedded database opens in one process at a time) and the blob store of STORAGE_URL.
+PostgreSQL backups use pg_dump and pg_restore (on PATH, or PG_DUMP and PG_RESTORE); see docs/en/backup.md.`;
 
 /** Exit codes: 2 wrong usage, 1 a refused change or a bad setting, 5 any other failure (database down). */
 const exitCodes = { ok: 0, refused: 1, usage: 2, failure: 5 } as const;
@@ -67,6 +75,12 @@ async function machineCommand(args: string[], out: CommandOutput): Promise<void>
 function isUsage(args: string[]): boolean {
   const [action, first, second] = args;
   if (action === 'grant' || action === 'revoke') return Boolean(first && second) && args.length === 3;
+  if (action === 'backup') return args.length === 2 && Boolean(first) && !first!.startsWith('-');
+  if (action === 'restore') {
+    const rest = args.slice(1);
+    const folders = rest.filter((arg) => !arg.startsWith('-'));
+    return folders.length === 1 && Boolean(folders[0]) && rest.every((arg) => !arg.startsWith('-') || arg === '--force') && rest.filter((arg) => arg === '--force').length <= 1;
+  }
   if (action !== 'machine') return false;
   if (first === 'list') return args.length === 2;
   return (first === 'add' || first === 'revoke') && Boolean(second) && args.length === 3;
@@ -81,10 +95,12 @@ export async function runAdminCommand(args: string[], out: CommandOutput): Promi
   const [action, user, privilege] = args as [string, string, string];
   try {
     if (action === 'machine') await machineCommand(args.slice(1), out);
+    else if (action === 'backup') await runBackup(user, out);
+    else if (action === 'restore') await runRestore(args.slice(1).find((arg) => !arg.startsWith('-'))!, { force: args.includes('--force') }, out);
     else await changePrivilege(action as 'grant' | 'revoke', user, privilege, out);
     return exitCodes.ok;
   } catch (error) {
-    if (error instanceof AppError || error instanceof ConfigError) {
+    if (error instanceof AppError || error instanceof ConfigError || error instanceof BackupRefusal) {
       out.stderr(`cartridge: ${error.message}\n`);
       return exitCodes.refused;
     }

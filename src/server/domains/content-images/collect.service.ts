@@ -2,6 +2,7 @@ import { and, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { contentImages } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { contentImagesPrefix, parseContentImageKey } from './content-image-keys.ts';
+import { withImageBlobDeleteLock } from './blob-delete-lock.ts';
 import { deleteContentImageBlobs } from './content-images.service.ts';
 
 /**
@@ -32,8 +33,9 @@ export type ContentImageCollection = { referenced: number; collected: number; bl
  * 2. rows are deleted in batches, each re-checking in the DELETE itself that it is still garbage: ready
  *    images unreferenced for CONTENT_IMAGE_GRACE_HOURS (counted from the last time one was referenced,
  *    else from finalize), refused ('errored') ones as old, uploads whose token expired an hour ago;
- * 3. then their blobs. A crash between 2 and 3 leaves blobs without a row, which the storage sweep
- *    removes (sweepContentImageStorage). `now` may be moved by tests.
+ * 3. then their blobs, under the chunk-store lock (blob-delete-lock.ts). A crash between 2 and 3, or a
+ *    backup holding that lock, leaves blobs without a row, which the storage sweep removes
+ *    (sweepContentImageStorage). `now` may be moved by tests.
  */
 export async function collectContentImages(deps: Deps, now = Date.now()): Promise<ContentImageCollection> {
   const at = new Date(now);
@@ -95,7 +97,7 @@ export async function sweepContentImageStorage(deps: Deps, now = Date.now()): Pr
       .where(inArray(contentImages.id, ids.slice(start, start + 500)));
     for (const row of found) rows.set(row.id, row);
   }
-  const result: ContentImageStorageSweep = { orphans: 0, parts: 0, stale: 0 };
+  const doomed: { key: string; kind: keyof ContentImageStorageSweep }[] = [];
   for (const [id, keys] of byImage) {
     const row = rows.get(id);
     for (const key of keys) {
@@ -109,9 +111,20 @@ export async function sweepContentImageStorage(deps: Deps, now = Date.now()): Pr
       if (!kind) continue;
       const stat = await deps.storage.stat(key);
       if (!stat || stat.modified.getTime() >= before) continue;
-      await deps.storage.delete(key);
-      result[kind]++;
+      doomed.push({ key, kind });
     }
+  }
+  // Deleted under the chunk-store lock (blob-delete-lock.ts), a batch at a time; a batch a backup holds
+  // back waits for the next sweep.
+  const result: ContentImageStorageSweep = { orphans: 0, parts: 0, stale: 0 };
+  for (let start = 0; start < doomed.length; start += batchSize) {
+    const batch = doomed.slice(start, start + batchSize);
+    const done = await withImageBlobDeleteLock(deps, async () => {
+      for (const { key } of batch) await deps.storage.delete(key);
+      return true;
+    });
+    if (!done) break;
+    for (const { kind } of batch) result[kind]++;
   }
   return result;
 }

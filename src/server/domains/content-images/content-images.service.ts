@@ -24,6 +24,7 @@ import { loadProjectAccess, requireAction, type ProjectAccess } from '../project
 import { contentImageOriginalKey, contentImagePartKey, contentImagePrefix, contentImageSizeKey } from './content-image-keys.ts';
 import { decodeUpload, encodeOriginal, encodeSizes, withImageSlot } from './encode.ts';
 import { imageLibrary } from './image-library.ts';
+import { withImageBlobDeleteLock } from './blob-delete-lock.ts';
 
 export type ContentImageRow = typeof contentImages.$inferSelect;
 
@@ -146,12 +147,19 @@ export async function uploadContentImagePart(deps: Deps, imageId: string, rawQue
   return { part: 0, hash: query.hash, size };
 }
 
-/** Every blob under the image's prefix (a finalize that lost its row, the collector). */
-export async function deleteContentImageBlobs(deps: Pick<Deps, 'storage'>, imageId: string): Promise<number> {
+/**
+ * Every blob under the image's prefix (a finalize that lost its row, the collector), deleted under the
+ * chunk-store lock (blob-delete-lock.ts); 0 when a backup holds it: the storage sweep removes them later.
+ */
+export async function deleteContentImageBlobs(deps: Pick<Deps, 'storage' | 'db'>, imageId: string): Promise<number> {
   const keys: string[] = [];
   for await (const item of deps.storage.list(contentImagePrefix(imageId))) keys.push(item.key);
-  for (const key of keys) await deps.storage.delete(key);
-  return keys.length;
+  if (keys.length === 0) return 0;
+  const deleted = await withImageBlobDeleteLock(deps, async () => {
+    for (const key of keys) await deps.storage.delete(key);
+    return keys.length;
+  });
+  return deleted ?? 0;
 }
 
 async function readPart(deps: Deps, imageId: string, part: PartDescriptor): Promise<Uint8Array> {

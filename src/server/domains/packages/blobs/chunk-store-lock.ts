@@ -8,9 +8,10 @@ import type { Executor } from '../../../db/client.ts';
  * in their last transaction, in which they insert their package_chunks rows and verify that every chunk
  * blob still exists. Either the collector runs first (the finalize then sees a blob missing and fails
  * retryably: its parts are still there), or the finalize commits first (the collector then sees its
- * rows). Nothing relies on process memory.
+ * rows). Nothing relies on process memory. `cartridge admin backup` holds it shared (session-level) from
+ * its database dump until every blob is copied (commands/backup.ts).
  */
-const chunkStoreLock = 0x43525431;
+export const chunkStoreLock = 0x43525431;
 
 /** Finalize and resolve: shared for the rest of the transaction. */
 export async function lockChunkStoreShared(db: Executor): Promise<void> {
