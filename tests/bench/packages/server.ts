@@ -23,16 +23,18 @@ function childPids(): number[] {
 
 /**
  * The real server as its own process (`bun src/server/main.ts`, production mode, tests/support
- * startChildServer): PGlite on disk in its DATA_DIR, or a fresh database on BENCH_DATABASE_URL. Its pid
- * is found among our children by its working folder (its DATA_DIR), so its memory can be sampled.
+ * startChildServer): PGlite on disk in its DATA_DIR, or a fresh database on BENCH_DATABASE_URL; file
+ * blobs in DATA_DIR/blobs unless `env` names another STORAGE_URL. LOG_LEVEL=info: its request log times
+ * the finalize call (finalize.ts). Its pid is found among our children by its working folder (its
+ * DATA_DIR), so its memory can be sampled.
  */
-export async function startBenchServer(databaseUrl: string | undefined): Promise<BenchServer> {
+export async function startBenchServer(databaseUrl: string | undefined, env: Record<string, string> = {}): Promise<BenchServer> {
   const saved = process.env.DATABASE_URL;
   if (databaseUrl) process.env.DATABASE_URL = databaseUrl;
   else delete process.env.DATABASE_URL;
   let server: ChildServer;
   try {
-    server = await startChildServer({ env: { QUOTA_PACKAGE_SIZE: '0' }, startTimeoutMs: 60_000 });
+    server = await startChildServer({ env: { QUOTA_PACKAGE_SIZE: '0', LOG_LEVEL: 'info', ...env }, startTimeoutMs: 60_000 });
   } finally {
     if (saved === undefined) delete process.env.DATABASE_URL;
     else process.env.DATABASE_URL = saved;

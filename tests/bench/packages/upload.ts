@@ -53,7 +53,7 @@ export async function packIntoParts(buildRoot: string, dir: string, partSize: nu
   return { size, parts };
 }
 
-export type CurlUpload = { ms: number; bytes: number; parts: number };
+export type CurlUpload = { ms: number; bytes: number; parts: number; packageId: string };
 
 /**
  * The baseline: a package record of the same size through the API, then every part sent with
@@ -88,7 +88,7 @@ export async function curlUpload(server: BenchServer, account: BenchAccount, arc
     throw new Error(`curl -T: exit ${code}, ${statuses.length} replies, not 200: ${bad.slice(0, 5).join(',')} ${errors.slice(0, 300)}`);
   }
   await api(server, 'DELETE', `/projects/${account.projectId}/packages/${created.id}`, account.token);
-  return { ms, bytes: archive.size, parts: archive.parts.length };
+  return { ms, bytes: archive.size, parts: archive.parts.length, packageId: created.id };
 }
 
 export type CliPush = {
