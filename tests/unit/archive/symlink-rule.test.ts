@@ -123,23 +123,20 @@ describe('links that stay inside are still accepted', () => {
   });
 });
 
-describe('time stays bounded on hostile shapes', () => {
+/** Linear work on hostile shapes: a blow-up would run into the test's timeout (speed itself is bench:archive's). */
+describe('hostile shapes finish', () => {
   test('5000 links each naming a file 1000 folders down, and a 10,000-link chain', async () => {
     const tree = createTree();
     const deep = Array.from({ length: 1000 }, () => 'd').join('/');
     addFile(tree, `${deep}/f`, text('f'));
     for (let i = 0; i < 5000; i++) addSymlink(tree, `links/l${i}`, `../${deep}/f`);
-    const started = performance.now();
     checkSymlinks(tree.root);
     const { read } = await readBack(await packIgnoringLinkRule(tree));
     expect(read.index.root.entries.size).toBe(2);
-    expect(performance.now() - started).toBeLessThan(3000);
 
     const chain = createTree();
     for (let i = 0; i < 10_000; i++) addSymlink(chain, `c${i}`, `c${i + 1}/x`);
-    const chainStarted = performance.now();
     expect(thrownBy(() => checkSymlinks(chain.root))).toMatchObject({ code: 'path_outside_target', path: 'c0' });
     expect(await rejectionOf(readArchive(streamOf(await packIgnoringLinkRule(chain))))).toMatchObject({ code: 'path_outside_target' });
-    expect(performance.now() - chainStarted).toBeLessThan(3000);
   }, 20_000);
 });
