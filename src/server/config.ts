@@ -37,6 +37,7 @@ export const configVariables = [
   ['QUOTA_CONTENT_IMAGES', '2000', 'most images pasted into descriptions a project may hold, uploads under way included (0 = no limit)'],
   ['CONTENT_IMAGE_GRACE_HOURS', '24', 'hours an image no description references is kept before it is collected (an upload never finished goes an hour after its token expired)'],
   ['UPLOAD_PART_SIZE', '8388608', 'bytes per package upload part the server asks clients to send (1024..1073741824)'],
+  ['PACK_SIZE', '33554432', 'bytes of package chunks stored together in one pack blob (65536..1073741824; fewer, larger blobs: fewer files to sync and S3 requests)'],
   ['UPLOAD_HOURS', '24', 'hours a package upload token stays valid (parts and finalize)'],
   ['DOWNLOAD_URL_MINUTES', '60', 'minutes a signed package download URL works (a download already started finishes)'],
   ['DOWNLOAD_CACHE_SIZE', '10737418240', 'bytes of local disk (DATA_DIR/cache/downloads) for ready-made ZIPs and archives, least recently used dropped first (0 = none: downloads are generated for every request)'],
@@ -154,6 +155,7 @@ const environmentSchema = z.object({
   QUOTA_CONTENT_IMAGES: z.coerce.number().int().min(0).max(2_147_483_647).default(2000),
   CONTENT_IMAGE_GRACE_HOURS: z.coerce.number().min(0).max(24 * 3650).default(24),
   UPLOAD_PART_SIZE: z.coerce.number().int().min(1024).max(1024 ** 3).default(8 * 1024 ** 2),
+  PACK_SIZE: z.coerce.number().int().min(64 * 1024).max(1024 ** 3).default(32 * 1024 ** 2),
   UPLOAD_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   DOWNLOAD_URL_MINUTES: z.coerce.number().positive().max(60 * 24 * 365).default(60),
   DOWNLOAD_CACHE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
@@ -241,6 +243,8 @@ export type Config = {
   quotas: { packageSize: number; branchVersionsCount: number; branchVersionsTime: number; branchVersionsNonCurrentTime: number };
   /** Package uploads: the part size clients are told to use and how long an upload token lives. */
   uploads: { partSize: number; tokenHours: number };
+  /** Package chunks in storage: the size a pack blob is filled to (packages/blobs/pack-writer.ts). */
+  packs: { size: number };
   /**
    * Images pasted into descriptions (domains/content-images): how many a project may hold (0 = no
    * limit) and how long one no description references is kept, in milliseconds.
@@ -345,6 +349,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       branchVersionsNonCurrentTime: Math.round(values.QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS * 86_400),
     },
     uploads: { partSize: values.UPLOAD_PART_SIZE, tokenHours: values.UPLOAD_HOURS },
+    packs: { size: values.PACK_SIZE },
     contentImages: { maxPerProject: values.QUOTA_CONTENT_IMAGES, graceMs: Math.round(values.CONTENT_IMAGE_GRACE_HOURS * 3_600_000) },
     downloads: {
       urlSeconds: Math.max(1, Math.round(values.DOWNLOAD_URL_MINUTES * 60)),

@@ -17,7 +17,7 @@ import { zipLayout } from '../../src/server/domains/packages/downloads/zip/layou
 import { createLogger } from '../../src/server/logger.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { craftArchive, nestedFileIndex, packIgnoringLinkRule, sha256 } from '../support/archive-craft.ts';
-import { sendArchive, waitForJob } from '../support/packages.ts';
+import { sendArchive, storedChunkRow, waitForJob } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { downloadUrl, fetchBytes, uploadTree, type TreeSpec } from './packages-downloads-support.ts';
@@ -41,14 +41,14 @@ afterAll(async () => {
 const unique = () => crypto.getRandomValues(new Uint8Array(64));
 const packagePath = (id: string) => `/api/projects/${project.id}/packages/${id}`;
 
-/** The package is still an upload: no index, no chunk rows, none of its chunk blobs, no prepare job. */
+/** The package is still an upload: no index, no chunk rows, none of its chunks stored, no prepare job. */
 async function expectNothingStored(id: string, contents: Uint8Array[]): Promise<void> {
   const row = (await (await server.fetch(packagePath(id), { token: owner.token })).json()) as { status: string; indexHash: string | null };
   expect(row.status).toBe('uploading');
   expect(row.indexHash ?? null).toBeNull();
   expect(await server.deps.storage.stat(indexKey(id))).toBeUndefined();
   expect(await server.deps.db.select().from(packageChunks).where(eq(packageChunks.packageId, id))).toEqual([]);
-  for (const content of contents) expect(await server.deps.storage.stat(`chunks/raw/${toHex(sha256(content))}`)).toBeUndefined();
+  for (const content of contents) expect(await storedChunkRow(server, 0, toHex(sha256(content)), content.length)).toBeUndefined();
   expect(await server.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'package_prepare'), eq(jobs.dedupeKey, `package:${id}`)))).toEqual([]);
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addFile, bytesSource, concatBytes, createTree, encodeIndex, packArchive, toHex, type ArchiveIndex } from '../../src/shared/archive/index.ts';
 import type { Package, UploadInfo } from '../../src/shared/schemas/packages.ts';
+import { storedChunks } from '../../src/server/db/schema/index.ts';
 import { findJob } from '../../src/server/jobs/queue.ts';
 import { startChildServer, type ChildServer } from '../support/child-server.ts';
 import { sha1Hex, splitParts } from '../support/packages.ts';
@@ -14,12 +15,14 @@ import { sha1Hex, splitParts } from '../support/packages.ts';
  * DATA_DIR, or its own PostgreSQL database with DATABASE_URL) and is killed with SIGKILL in the middle
  * of a part upload, a finalize and a resolve job, then restarted on the same data; the upload is then
  * finished and every download (archive, index, ZIP) is checked against what was packed here.
- * Synchronisation is on observable progress (bytes in the blob store's temp file, chunk blobs
+ * Synchronisation is on observable progress (bytes in the blob store's temp file, pack blobs
  * appearing, the package's status), with deadlines; never on fixed sleeps.
  */
 
 const MiB = 1024 * 1024;
 const partSize = MiB;
+/** Small packs, so a finalize is seen writing them one after another. */
+const packSize = MiB;
 /** Each test takes ~3-12 s alone; a loaded CI machine (two test files at once on two cores) may triple that. */
 const crashTestTimeoutMs = 90_000;
 
@@ -36,7 +39,7 @@ afterEach(async () => {
 });
 
 async function start(env: Record<string, string> = {}): Promise<ChildServer> {
-  server = await startChildServer({ env: { UPLOAD_PART_SIZE: String(partSize), JOB_POLL_MS: '50', ...env } });
+  server = await startChildServer({ env: { UPLOAD_PART_SIZE: String(partSize), PACK_SIZE: String(packSize), JOB_POLL_MS: '50', ...env } });
   return server;
 }
 
@@ -235,22 +238,23 @@ describe('crash safety of package uploads (the server process is killed with SIG
   test('killed during finalize: the package stays uploading, finalizing again with the same parts makes it ready', async () => {
     const child = await start();
     const owner = await setUp(child);
-    // Incompressible: ~700 chunks of ~48 KiB, each written and synced on its own (a second or more of finalize).
+    // Incompressible: ~700 chunks of ~48 KiB in 1 MiB packs, each written and synced on its own.
     const files: Files = { 'data/level.pak': new Uint8Array(randomBytes(32 * MiB)), 'run.txt': new TextEncoder().encode('run me\n') };
     const packed = await pack(files);
     const created = await createUpload(child, owner, packed.bytes);
     const descriptors = await putParts(child, created, splitParts(packed.bytes, partSize));
 
-    const chunkFolder = join(child.dataDir, 'blobs', 'chunks', 'raw');
+    const packFolder = join(child.dataDir, 'blobs', 'packs');
     const request = track(finalize(child, owner, created, descriptors));
-    // Mid-way: it has stored some chunks, far from all of them.
-    await waitFor('finalize to store chunks', () => (request.settled || filesIn(chunkFolder).length >= 16 ? true : undefined));
+    // Mid-way: it has written some packs, far from all of them. With 8 complete, at least the first 4 are
+    // recorded (the writer finishes at most 4 at once: pack-writer.ts).
+    await waitFor('finalize to write packs', () => (request.settled || filesIn(packFolder).length >= 8 ? true : undefined));
     expect(request.settled).toBe(false);
     await child.kill();
     expect(await request.outcome).toBe('failed');
-    const storedBeforeCrash = filesIn(chunkFolder).length;
-    expect(storedBeforeCrash).toBeGreaterThanOrEqual(16);
-    expect(storedBeforeCrash).toBeLessThan(packed.chunkCount);
+    const packsBeforeCrash = filesIn(packFolder);
+    expect(packsBeforeCrash.length).toBeGreaterThanOrEqual(8);
+    expect(packsBeforeCrash.length).toBeLessThan(packed.bytes.length / packSize);
 
     await child.restart();
     const after = await getPackage(child, owner, created.id);
@@ -258,17 +262,24 @@ describe('crash safety of package uploads (the server process is killed with SIG
     expect(after.indexHash).toBeNull();
     const done = await json<Package>(await finalize(child, owner, created, descriptors), 'finalize again');
     expect(done.status).toBe('ready');
-    expect(filesIn(chunkFolder).length).toBe(packed.chunkCount);
+    // Nothing written before the crash was removed (packs never recorded are the storage sweep's, an hour later).
+    const packsAfter = filesIn(packFolder);
+    for (const id of packsBeforeCrash) expect(packsAfter).toContain(id);
     // The parts are gone once the package is ready.
     expect(filesIn(join(child.dataDir, 'blobs', 'uploads', created.id))).toEqual([]);
     await expectDownloadsVerify(child, owner, created.id, packed, files);
+    // The repeat found the chunks of the packs recorded before the crash and did not write them again.
+    await child.kill();
+    const located = await child.withDatabase(async (db) => new Set((await db.select({ packId: storedChunks.packId }).from(storedChunks)).map((row) => row.packId)));
+    expect(packsBeforeCrash.filter((id) => located.has(id)).length).toBeGreaterThanOrEqual(4);
   }, crashTestTimeoutMs);
 
   test('killed during the resolve job: after its lease ends the restarted worker takes it again and the patch becomes ready', async () => {
     const child = await start({ JOB_LEASE_MS: '1500' });
     const owner = await setUp(child);
-    // A big base: the job checks each of its ~4300 chunks twice and records them all (small files are a
-    // chunk each: enough work that the job is still running when it is seen started, on a fast machine too).
+    // A big base: the job looks up its ~4300 chunks twice, combines their CRC-32s into the files' (one per
+    // small file) and records them all (small files are a chunk each: enough work that the job is still
+    // running when it is seen started, on a fast machine too).
     const baseFiles: Files = { 'data/level.pak': new Uint8Array(randomBytes(64 * MiB)), 'version.txt': new TextEncoder().encode('1\n') };
     for (let i = 0; i < 3000; i++) baseFiles[`assets/a${i}.bin`] = new Uint8Array(randomBytes(4096));
     const base = await pack(baseFiles);

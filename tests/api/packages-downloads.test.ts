@@ -282,7 +282,7 @@ for i in z.infolist(): print(i.filename, oct(i.external_attr>>16), i.date_time, 
     const written = new Uint8Array(readFileSync(path!));
     expect(await server.deps.storage.stat(crcKey)).toBeDefined(); // stored by the same pass
     const layout = await zipFileOf(server.deps, row);
-    const built = new Uint8Array(await new Response(readVirtualRange(layout, 0, layout.size, rawChunkLoader(server.deps, (row.compression ?? 0) as 0 | 1))).arrayBuffer());
+    const built = new Uint8Array(await new Response(readVirtualRange(layout, 0, layout.size, rawChunkLoader(server.deps, row.id, (row.compression ?? 0) as 0 | 1))).arrayBuffer());
     expect(sha256Hex(written)).toBe(sha256Hex(built));
     expect(sha256Hex(await zipBytes())).toBe(sha256Hex(built));
   });

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
-import { openArchiveStream } from '../../src/server/domains/packages/records/package-content.ts';
+import { crc32 } from 'node:zlib';
+import { fromHex, readAllFiles, readArchive, walkEntries } from '../../src/shared/archive/index.ts';
+import { readStoredZipCrcs, zipCrcKey } from '../../src/server/domains/packages/downloads/zip/crc.ts';
+import { openArchiveStream, readPackageIndex } from '../../src/server/domains/packages/records/package-content.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createPackageRecord, packFiles, putPart, splitParts, uploadPackage, waitForJob } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
@@ -39,6 +41,7 @@ describe('patches and resolve', () => {
     expect(response.status).toBe(200);
     const finalized = await response.json();
     expect(finalized.status).toBe('finalized');
+    expect(await server.deps.storage.stat(zipCrcKey(id))).toBeUndefined(); // its base's chunks are needed too
     expect(patchArchive.length).toBeLessThan(60_000);
     // Not ready yet: a version cannot use it.
     const early = await server.fetch(`/api/projects/${project.id}/versions`, { method: 'POST', token: owner.token, json: { title: 'early', packages: [id] } });
@@ -51,6 +54,12 @@ describe('patches and resolve', () => {
     expect(done.output).toEqual({ package: id });
     const pkg = await (await server.fetch(`/api/projects/${project.id}/packages/${id}`, { token: owner.token })).json();
     expect(pkg).toMatchObject({ status: 'ready', basePackage: base.id });
+    // Resolve stored the ZIP's CRC-32s from the chunks' (its own and its base's), in index order.
+    const index = await readPackageIndex(server.deps, id);
+    const crcs = await readStoredZipCrcs(server.deps, id, index, fromHex(pkg.indexHash));
+    const contents: Record<string, Uint8Array> = { 'game.bin': big(1), 'new.txt': new TextEncoder().encode('added'), 'readme.txt': new TextEncoder().encode('v2') };
+    const expected = [...walkEntries(index.root)].flatMap(({ entry, parts }) => (entry.kind === 'file' ? [crc32(contents[parts.join('/')]!) >>> 0] : []));
+    expect(crcs && [...crcs]).toEqual(expected);
     const files = await readAllFiles(await readArchive(await openArchiveStream(server.deps, id)));
     expect(files.get('game.bin')).toEqual(big(1));
     expect(new TextDecoder().decode(files.get('new.txt'))).toBe('added');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { createPackageRecord, uploadPackage } from '../support/packages.ts';
+import { storedChunks } from '../../src/server/db/schema/index.ts';
+import { createPackageRecord, keysUnder, uploadPackage } from '../support/packages.ts';
 import { makePublic, makeTeam, type Team } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { trpcFailure } from '../support/trpc-failure.ts';
@@ -79,8 +80,9 @@ describe('package records', () => {
       await Bun.sleep(50);
     }
     expect(await server.deps.storage.stat(`packages/${loose.id}/index`)).toBeUndefined();
-    const chunks = await Array.fromAsync(server.deps.storage.list('chunks/raw/'));
-    expect(chunks.length).toBe(2);
+    // Its chunk and its pack are gone; the other two packages' stay.
+    expect(await server.deps.db.select().from(storedChunks)).toHaveLength(2);
+    expect(await keysUnder(server, 'packs/')).toHaveLength(2);
     // An upload not finalized yet: whoever may upload can delete it (cancel); testers cannot.
     const unfinished = (await (await server.fetch(base(), { method: 'POST', token: team.developer.token, json: { size: 10, tags: [], entrypoint: null, basePackage: null } })).json()) as { id: string };
     expect((await server.fetch(`${base()}/${unfinished.id}`, { method: 'DELETE', token: team.tester.token })).status).toBe(403);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
-import { jobs, packages } from '../../src/server/db/schema/index.ts';
+import { jobs, packages, packs, storedChunks } from '../../src/server/db/schema/index.ts';
 import { sweepStorage } from '../../src/server/domains/packages/blobs/storage-sweep.service.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
-import { createPackageRecord, packFiles, putPart, uploadPackage } from '../support/packages.ts';
+import { createPackageRecord, keysUnder as keysIn, packFiles, putPart, uploadPackage } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { downloadUrl, fetchBytes, sha256Hex } from './packages-downloads-support.ts';
@@ -19,11 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-const keysUnder = async (prefix: string): Promise<string[]> => {
-  const keys: string[] = [];
-  for await (const item of server.deps.storage.list(prefix)) keys.push(item.key);
-  return keys;
-};
+const keysUnder = (prefix: string) => keysIn(server, prefix);
+const nothingSwept = { chunks: 0, parts: 0, packageBlobs: 0, expiredUploads: 0, storedChunks: 0, emptyPacks: 0, repackedPacks: 0, retiredPacks: 0, packBlobs: 0 };
 const later = () => Date.now() + 2 * 3600_000; // past the sweep's one-hour grace for everything written now
 
 test('the storage sweep is queued when the server starts (one row however many processes start)', async () => {
@@ -38,12 +35,22 @@ test('crash leftovers and expired uploads are removed; what packages use stays a
   const ready = await uploadPackage(server, owner, project.id, files, { compression: 1 });
   const zipUrl = await downloadUrl(server, `/api/projects/${project.id}/packages/${ready.id}/download?filter=zip`, owner.token);
   const zipBefore = sha256Hex((await fetchBytes(zipUrl)).bytes);
-  const chunksBefore = await keysUnder('chunks/');
-  expect(chunksBefore.length).toBeGreaterThan(0);
+  const packsBefore = await keysUnder('packs/');
+  expect(packsBefore.length).toBeGreaterThan(0);
+  expect(await keysUnder('chunks/')).toEqual([]);
 
-  // What crashes leave: chunks a dead finalize stored, parts after a committed finalize, blobs of a deleted package.
+  // What crashes leave: legacy chunk blobs a dead finalize of an older server stored, parts after a
+  // committed finalize, blobs of a deleted package.
   const orphanChunks = [`chunks/zstd/${'ab'.repeat(32)}-10`, `chunks/raw/${'cd'.repeat(32)}`];
   for (const key of orphanChunks) await server.deps.storage.put(key, new Uint8Array(10));
+  // Packs: one written and never recorded, one recorded whose chunk no package lists (its finalize
+  // died before the commit), one retired by a repack.
+  await server.deps.storage.put(`packs/${'0'.repeat(24)}`, new Uint8Array(10));
+  await server.deps.storage.put(`packs/${'1'.repeat(24)}`, new Uint8Array(10));
+  await server.deps.db.insert(packs).values({ id: '1'.repeat(24), size: 10 });
+  await server.deps.db.insert(storedChunks).values({ compression: 0, hash: 'ef'.repeat(32), compressedSize: 10, packId: '1'.repeat(24), offset: 0, crc32: 0 });
+  await server.deps.storage.put(`packs/${'2'.repeat(24)}`, new Uint8Array(10));
+  await server.deps.db.insert(packs).values({ id: '2'.repeat(24), size: 10, retiredAt: new Date() });
   await server.deps.storage.put(`uploads/${ready.id}/0`, new Uint8Array(5));
   await server.deps.storage.put('uploads/ghost-package/3', new Uint8Array(5));
   await server.deps.storage.put('packages/ghost-package/index', new Uint8Array(5));
@@ -58,14 +65,17 @@ test('crash leftovers and expired uploads are removed; what packages use stays a
 
   // Within the grace period nothing written just now is touched (a finalize may be writing it).
   const early = await sweepStorage(server.deps);
-  expect(early).toEqual({ chunks: 0, parts: 0, packageBlobs: 0, expiredUploads: 1 });
+  expect(early).toEqual({ ...nothingSwept, expiredUploads: 1 });
 
   const result = await sweepStorage(server.deps, later());
   expect(result.chunks).toBe(2);
+  expect(result).toMatchObject({ storedChunks: 1, emptyPacks: 1, repackedPacks: 0, retiredPacks: 1, packBlobs: 1 });
+  expect((await keysUnder('packs/')).sort()).toEqual(packsBefore.sort());
+  expect(await server.deps.db.select().from(packs).where(eq(packs.id, '1'.repeat(24)))).toEqual([]);
   expect(result.packageBlobs).toBe(1);
   expect(result.expiredUploads).toBe(0); // already deleted by the first pass
   expect(result.parts).toBeGreaterThanOrEqual(2); // the ready package's and the ghost's (the expired one's may be gone already)
-  expect((await keysUnder('chunks/')).sort()).toEqual(chunksBefore.sort());
+  expect(await keysUnder('chunks/')).toEqual([]);
   expect(await keysUnder(`uploads/${ready.id}/`)).toEqual([]);
   expect(await keysUnder('uploads/ghost-package/')).toEqual([]);
   expect(await keysUnder('packages/ghost-package/')).toEqual([]);
@@ -84,5 +94,5 @@ test('crash leftovers and expired uploads are removed; what packages use stays a
   const archiveUrl = await downloadUrl(server, `/api/projects/${project.id}/packages/${ready.id}/download`, owner.token);
   expect((await fetchBytes(archiveUrl)).status).toBe(200);
   // A second sweep finds nothing more.
-  expect(await sweepStorage(server.deps, later())).toEqual({ chunks: 0, parts: 0, packageBlobs: 0, expiredUploads: 0 });
+  expect(await sweepStorage(server.deps, later())).toEqual(nothingSwept);
 });

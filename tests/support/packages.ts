@@ -1,5 +1,7 @@
 import { addFile, bytesSource, concatBytes, createTree, MODE_EXECUTABLE, packArchive, type CompressionAlgorithm } from '../../src/shared/archive/index.ts';
 import type { Package, UploadInfo } from '../../src/shared/schemas/packages.ts';
+import { and, eq } from 'drizzle-orm';
+import { storedChunks } from '../../src/server/db/schema/index.ts';
 import { readPackageIndex } from '../../src/server/domains/packages/records/package-content.ts';
 import { findJob } from '../../src/server/jobs/queue.ts';
 import type { TestUser } from './accounts.ts';
@@ -109,4 +111,20 @@ export async function uploadPackage(server: TestServer, user: TestUser, projectI
   if (done.status !== 'succeeded') throw new Error(`resolve job: ${done.error}`);
   const response = await server.fetch(`/api/projects/${projectId}/packages/${id}`, { token: user.token });
   return (await response.json()) as Package;
+}
+
+/** Where the store keeps a chunk: its stored_chunks row (pack, offset), undefined when it has none. */
+export async function storedChunkRow(server: Pick<TestServer, 'deps'>, compression: CompressionAlgorithm, hash: string, compressedSize: number) {
+  const [row] = await server.deps.db
+    .select()
+    .from(storedChunks)
+    .where(and(eq(storedChunks.compression, compression), eq(storedChunks.hash, hash), eq(storedChunks.compressedSize, compressedSize)));
+  return row;
+}
+
+/** Every key under `prefix` in the server's blob store. */
+export async function keysUnder(server: Pick<TestServer, 'deps'>, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  for await (const item of server.deps.storage.list(prefix)) keys.push(item.key);
+  return keys;
 }

@@ -1,6 +1,7 @@
-import { createBunAdapters, toHex, type ArchiveEntry, type ArchiveFile, type ArchiveIndex, type CompressionAlgorithm } from '../../shared/archive/index.ts';
+import { toHex, type ArchiveEntry, type ArchiveFile, type ArchiveIndex, type CompressionAlgorithm } from '../../shared/archive/index.ts';
 import type { Deps } from '../deps.ts';
-import { chunkKey } from '../domains/packages/blobs/blob-keys.ts';
+import { listedChunkLocator } from '../domains/packages/blobs/chunk-locations.ts';
+import { openChunkReader, type ChunkRef } from '../domains/packages/blobs/chunk-reader.ts';
 
 export type PlayLookup =
   | { kind: 'file'; file: ArchiveFile; path: string }
@@ -55,42 +56,42 @@ function normaliseParts(parts: string[]): string[] | undefined {
   return out;
 }
 
-const adapters = createBunAdapters();
-
 /**
- * Bytes start..end (end exclusive) of a file, read chunk by chunk from the chunk store as the client
- * pulls: a raw chunk is read only over the needed range, a zstd chunk is read whole and decompressed
- * (bounded by its declared size). One chunk in memory at a time.
+ * Bytes start..end (end exclusive) of a file, chunk by chunk as the client pulls (one chunk in memory at
+ * a time). The chunks the range touches are located with one query (the file's, not the whole
+ * package's: a game's first request should not load thousands of locations) and read through the
+ * shared chunk reader (packages/blobs/chunk-reader.ts).
  */
-export function streamFileRange(deps: Pick<Deps, 'storage'>, compression: CompressionAlgorithm, file: ArchiveFile, start: number, end: number): ReadableStream<Uint8Array> {
-  const chunks = file.chunks ?? [];
-  let chunkIndex = 0;
+export function streamFileRange(deps: Pick<Deps, 'db' | 'storage'>, compression: CompressionAlgorithm, file: ArchiveFile, start: number, end: number): ReadableStream<Uint8Array> {
+  const needed: { ref: ChunkRef; from: number; to: number }[] = [];
   let chunkStart = 0;
+  for (const chunk of file.chunks ?? []) {
+    const from = Math.max(start, chunkStart) - chunkStart;
+    const to = Math.min(end, chunkStart + chunk.size) - chunkStart;
+    if (to > from) needed.push({ ref: { hash: toHex(chunk.hash), size: chunk.size, compressedSize: chunk.compressedSize }, from, to });
+    chunkStart += chunk.size;
+    if (chunkStart >= end) break;
+  }
+  const reader = openChunkReader(deps.storage, compression, listedChunkLocator(deps, compression, needed.map((item) => item.ref)));
+  let next = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      while (chunkIndex < chunks.length) {
-        const chunk = chunks[chunkIndex++]!;
-        const from = Math.max(start, chunkStart) - chunkStart;
-        const to = Math.min(end, chunkStart + chunk.size) - chunkStart;
-        chunkStart += chunk.size;
-        if (to <= from) {
-          if (chunkStart >= end) break;
-          continue;
-        }
-        const key = chunkKey(compression, toHex(chunk.hash), chunk.compressedSize);
-        let bytes: Uint8Array;
-        if (chunk.compressedSize < chunk.size) {
-          const raw = await adapters.zstdDecompress(await deps.storage.read(key), chunk.size);
-          if (raw.length !== chunk.size) throw new Error(`chunk ${toHex(chunk.hash)} decompressed to ${raw.length} bytes, not ${chunk.size}`);
-          bytes = raw.subarray(from, to);
-        } else {
-          bytes = await deps.storage.read(key, { start: from, end: to - 1 });
-          if (bytes.length !== to - from) throw new Error(`chunk ${toHex(chunk.hash)} is shorter than its index says`);
-        }
-        controller.enqueue(bytes);
+      const item = needed[next++];
+      if (!item) {
+        reader.release();
+        controller.close();
         return;
       }
-      controller.close();
+      try {
+        const bytes = await reader.raw(item.ref);
+        controller.enqueue(item.from === 0 && item.to === bytes.byteLength ? bytes : bytes.subarray(item.from, item.to));
+      } catch (error) {
+        reader.release();
+        throw error;
+      }
+    },
+    cancel() {
+      reader.release();
     },
   });
 }

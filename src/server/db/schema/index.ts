@@ -6,3 +6,4 @@ export * from './external-auth.ts';
 export * from './cloud-play.ts';
 export * from './deploys.ts';
 export * from './content-images.ts';
+export * from './packs.ts';

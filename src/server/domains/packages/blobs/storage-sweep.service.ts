@@ -4,21 +4,26 @@ import type { Deps } from '../../../deps.ts';
 import { chunkIdentity } from './blob-keys.ts';
 import { enqueueChunkCollection } from './chunk-gc.job.ts';
 import { lockChunkStoreExclusive } from './chunk-store-lock.ts';
+import { sweepPacks, type PackSweepResult } from './pack-sweep.ts';
 
 /**
  * What a crash can leave behind, found from storage itself (no process memory, any process may run it):
- * - chunk blobs no package lists: a finalize or resolve that died after storing chunks and before its
- *   transaction, whose package was then deleted (chunk_gc reads only what the index names);
+ * - packs: chunk rows no package lists, empty or mostly dead packs, retired packs past the grace period,
+ *   pack blobs never recorded (pack-sweep.ts);
+ * - legacy chunk blobs (from before packs) no package lists: a finalize or resolve that died after
+ *   storing chunks and before its transaction, whose package was then deleted (chunk_gc reads only
+ *   what the index names);
  * - upload parts of a package past 'uploading': finalize deletes them after its commit, a crash between
  *   the two leaves them;
  * - blobs under packages/{id}/ and uploads/{id}/ of packages that no longer exist;
  * - uploads whose token expired without a finalize (nobody can finish them): the package is deleted
  *   like a user's delete, its blobs by chunk_gc.
- * Blobs changed within the grace period are left alone (a finalize may be writing them); deleting one a
- * finalize still needs is safe anyway: finalize checks every chunk exists under the shared chunk store
- * lock in its last transaction and fails retryably (chunk-store-lock.ts).
+ * Blobs and rows changed within the grace period are left alone (a finalize may be writing them, a
+ * download may still read a retired pack); deleting one a finalize still needs is safe anyway: finalize
+ * checks every chunk is stored under the shared chunk store lock in its last transaction and fails
+ * retryably (chunk-store-lock.ts).
  */
-export type StorageSweepResult = { chunks: number; parts: number; packageBlobs: number; expiredUploads: number };
+export type StorageSweepResult = { chunks: number; parts: number; packageBlobs: number; expiredUploads: number } & PackSweepResult;
 
 const graceMs = 60 * 60_000;
 const batchSize = 500;
@@ -136,9 +141,10 @@ async function deleteExpiredUploads(deps: Deps, before: number): Promise<number>
 export async function sweepStorage(deps: Deps, now = Date.now()): Promise<StorageSweepResult> {
   const before = now - graceMs;
   const expiredUploads = await deleteExpiredUploads(deps, before);
+  const packs = await sweepPacks(deps, before);
   const chunks = await sweepChunks(deps, before);
   // Parts: of packages gone or past 'uploading'. packages/{id}/ (index, CRCs, torrent): of packages gone.
   const parts = await sweepPackageBlobs(deps, 'uploads/', before, (status) => status !== 'uploading');
   const packageBlobs = await sweepPackageBlobs(deps, 'packages/', before, (status) => status === undefined);
-  return { chunks, parts, packageBlobs, expiredUploads };
+  return { chunks, parts, packageBlobs, expiredUploads, ...packs };
 }

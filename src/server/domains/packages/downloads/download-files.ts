@@ -32,7 +32,7 @@ export const fileCorsHeaders: Record<string, string> = {
 export type FileRequest = { packageId: string; kind: string } & ({ expires: string; signature: string } | { public: true });
 
 /** The ZIP of a package as a layout (CRC-32s computed and cached on first use). */
-export async function zipFileOf(deps: Pick<Deps, 'storage'>, row: DownloadablePackage['row']): Promise<VirtualFile> {
+export async function zipFileOf(deps: Pick<Deps, 'db' | 'storage'>, row: DownloadablePackage['row']): Promise<VirtualFile> {
   const index = await readPackageIndex(deps, row.id);
   const crcs = await loadZipCrcs(deps, row.id, index, fromHex(row.indexHash!));
   return zipLayout(index, crcs);
@@ -56,7 +56,7 @@ export function cachedDownloadKey(row: Pick<DownloadablePackage['row'], 'id' | '
  * it is written in one pass that also computes and stores them (zip/zip-file.ts).
  */
 export async function cachedZipFile(
-  deps: Pick<Deps, 'storage' | 'fileCache'>,
+  deps: Pick<Deps, 'db' | 'storage' | 'fileCache'>,
   row: DownloadablePackage['row'],
   make: boolean,
   known?: VirtualFile,
@@ -65,8 +65,9 @@ export async function cachedZipFile(
   if (!make) return deps.fileCache.find(key);
   const found = await deps.fileCache.find(key);
   if (found) return found;
-  const load = rawChunkLoader(deps, (row.compression ?? 0) as CompressionAlgorithm);
-  const stream = (layout: VirtualFile) => () => readVirtualRange(layout, 0, layout.size, load);
+  const compression = (row.compression ?? 0) as CompressionAlgorithm;
+  const load = () => rawChunkLoader(deps, row.id, compression);
+  const stream = (layout: VirtualFile) => () => readVirtualRange(layout, 0, layout.size, load());
   if (known) return deps.fileCache.ensure(key, known.size, stream(known));
   const index = await readPackageIndex(deps, row.id);
   const indexHash = fromHex(row.indexHash!);
@@ -79,7 +80,7 @@ export async function cachedZipFile(
   return deps.fileCache.ensure(
     key,
     pass.layout.size,
-    () => readVirtualRange(pass.layout, 0, pass.layout.size, load).pipeThrough(pass.transform),
+    () => readVirtualRange(pass.layout, 0, pass.layout.size, load()).pipeThrough(pass.transform),
     async (handle) => storeZipCrcs(deps, row.id, await pass.finish(handle), indexHash),
   );
 }
@@ -129,13 +130,13 @@ export async function openPackageFile(deps: Deps, request: FileRequest, offer?: 
       const indexBytes = await readPackageIndexBytes(deps, row.id);
       const layout = archiveLayout(decodeIndex(indexBytes), indexBytes, row.indexHash!);
       const key = cachedDownloadKey(row, 'archive');
-      const load = storedChunkLoader(deps, compression);
+      const load = () => storedChunkLoader(deps, row.id, compression);
       return {
         size: layout.size,
         etag,
         headers,
-        open: (start, end) => readVirtualRange(layout, start, end, load),
-        file: (make) => (make ? deps.fileCache.ensure(key, layout.size, () => readVirtualRange(layout, 0, layout.size, load)) : deps.fileCache.find(key)),
+        open: (start, end) => readVirtualRange(layout, start, end, load()),
+        file: (make) => (make ? deps.fileCache.ensure(key, layout.size, () => readVirtualRange(layout, 0, layout.size, load())) : deps.fileCache.find(key)),
       };
     }
     case 'zip': {
@@ -144,7 +145,7 @@ export async function openPackageFile(deps: Deps, request: FileRequest, offer?: 
         size: layout.size,
         etag,
         headers,
-        open: (start, end) => readVirtualRange(layout, start, end, rawChunkLoader(deps, compression)),
+        open: (start, end) => readVirtualRange(layout, start, end, rawChunkLoader(deps, row.id, compression)),
         file: (make) => cachedZipFile(deps, row, make, layout),
       };
     }

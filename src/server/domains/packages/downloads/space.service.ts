@@ -10,8 +10,8 @@ import { getDownloadablePackage, getStorePackage, type DownloadablePackage } fro
  * distinct chunks take in storage (compressed), exclusiveSize = the part of storedSize no other
  * package of the project references (what deleting it alone would free, chunks shared with other
  * projects aside: storage is content-addressed across projects too). Another package shares a chunk
- * when it uses the same blob: same compression and same stored size (blob-keys.ts chunkKey; raw
- * chunks always store size bytes).
+ * when it uses the same stored copy: same compression and same stored size (blob-keys.ts; raw chunks
+ * always store size bytes). Dead bytes in packs awaiting a repack are nobody's.
  */
 async function spaceOf(deps: Deps, item: DownloadablePackage): Promise<PackageSpace> {
   const [row] = await deps.db

@@ -25,14 +25,14 @@ export function pieceLengthFor(size: number): number {
 }
 
 /** Hashes the ZIP's pieces: one full pass over the cached ZIP file, or over its chunks without one. */
-async function hashZip(deps: Pick<Deps, 'storage' | 'fileCache'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
+async function hashZip(deps: Pick<Deps, 'db' | 'storage' | 'fileCache'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
   const zip = await zipFileOf(deps, row);
   const cached = await cachedZipFile(deps, row, false);
   // A Node file stream paces reads by what the hasher takes (Bun.file().stream() through Readable.fromWeb
   // read ahead without limit: over a gigabyte held for a 512 MiB ZIP).
   const input = cached
     ? createReadStream(cached, { highWaterMark: 1024 * 1024 }).pipe(new Transform({ transform: (piece: Buffer, _, done) => (noteTransientBytes(2 * piece.byteLength), done(null, piece)) }))
-    : Readable.fromWeb(readVirtualRange(zip, 0, zip.size, rawChunkLoader(deps, (row.compression ?? 0) as CompressionAlgorithm)) as unknown as import('node:stream/web').ReadableStream<Uint8Array>);
+    : Readable.fromWeb(readVirtualRange(zip, 0, zip.size, rawChunkLoader(deps, row.id, (row.compression ?? 0) as CompressionAlgorithm)) as unknown as import('node:stream/web').ReadableStream<Uint8Array>);
   return new Promise((resolve, reject) => {
     createTorrent(
       input,
@@ -50,7 +50,7 @@ const running = new Map<string, Promise<Uint8Array>>();
  * concurrent writers store the same bytes). What may change, the name (titles can be renamed) and
  * the web seed URL (signed URLs expire), is set on every request.
  */
-export async function loadBaseTorrent(deps: Pick<Deps, 'storage' | 'fileCache'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
+export async function loadBaseTorrent(deps: Pick<Deps, 'db' | 'storage' | 'fileCache'>, row: DownloadablePackage['row']): Promise<Uint8Array> {
   const key = torrentKey(row.id);
   if (await deps.storage.stat(key)) return deps.storage.read(key);
   let computing = running.get(row.id);

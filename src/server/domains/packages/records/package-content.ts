@@ -1,9 +1,10 @@
-import { decodeIndex, packArchive, toHex, type ArchiveIndex, type CompressionAlgorithm } from '../../../../shared/archive/index.ts';
+import { decodeIndex, packArchive, toHex, type ArchiveIndex } from '../../../../shared/archive/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
 import type { Actor } from '../../auth/actor.ts';
 import { loadProjectAccess } from '../../projects/access.ts';
-import { chunkKey, indexKey } from '../blobs/blob-keys.ts';
+import { indexKey } from '../blobs/blob-keys.ts';
+import { openPackageChunkReader } from '../blobs/chunk-reader.ts';
 import { getVisiblePackage, type PackageRow } from './package-rows.ts';
 
 export type { PackageRow } from './package-rows.ts';
@@ -29,21 +30,14 @@ export async function readPackageIndexBytes(deps: Pick<Deps, 'storage'>, package
   return deps.storage.read(indexKey(packageId));
 }
 
-/** A chunk's stored bytes (zstd frame or raw, as in an archive of that compression), of exactly compressedSize bytes. */
-export async function loadStoredChunk(deps: Pick<Deps, 'storage'>, compression: CompressionAlgorithm, hashHex: string, compressedSize: number): Promise<Uint8Array> {
-  const bytes = await deps.storage.read(chunkKey(compression, hashHex, compressedSize));
-  if (bytes.byteLength !== compressedSize) throw new Error(`chunk ${hashHex} holds ${bytes.byteLength} bytes, its index says ${compressedSize}`);
-  return bytes;
-}
-
 /**
  * The package's full archive, regenerated from its index and the chunk store as a pull-driven stream
- * (one chunk in memory at a time). Its bytes are the same for every call.
+ * (a chunk or so in memory at a time). Its bytes are the same for every call.
  */
-export async function openArchiveStream(deps: Pick<Deps, 'storage'>, packageId: string): Promise<ReadableStream<Uint8Array>> {
+export async function openArchiveStream(deps: Pick<Deps, 'db' | 'storage'>, packageId: string): Promise<ReadableStream<Uint8Array>> {
   const index = await readPackageIndex(deps, packageId);
-  const packed = packArchive(index, { loadChunk: (chunk) => loadStoredChunk(deps, index.compression, toHex(chunk.hash), chunk.compressedSize) });
-  packed.done.catch(() => undefined);
+  const reader = openPackageChunkReader(deps, packageId, index.compression);
+  const packed = packArchive(index, { loadChunk: (chunk) => reader.stored({ hash: toHex(chunk.hash), size: chunk.size, compressedSize: chunk.compressedSize }) });
+  packed.done.catch(() => undefined).finally(() => reader.release());
   return packed.stream;
 }
-

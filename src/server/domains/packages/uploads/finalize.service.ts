@@ -1,21 +1,22 @@
-import { and, eq } from 'drizzle-orm';
-import { encodeIndex, isArchiveError, listUniqueChunks, readArchive, toHex, type ArchiveIndex, type CompressionAlgorithm } from '../../../../shared/archive/index.ts';
+import { and, eq, sql } from 'drizzle-orm';
+import { encodeIndex, isArchiveError, listUniqueChunks, readArchive, toHex, type ArchiveIndex, type ReadChunk } from '../../../../shared/archive/index.ts';
 import { finalizePackageInput, type Package, type PartDescriptor } from '../../../../shared/schemas/packages.ts';
 import type { Executor } from '../../../db/client.ts';
-import { packageChunks, packages, uploadParts } from '../../../db/schema/index.ts';
+import { packages, uploadParts } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
-import type { BlobStore } from '../../../storage/index.ts';
-import { chunkKey, indexKey, partKey } from '../blobs/blob-keys.ts';
-import { noteTransientBytes } from '../../../memory/transient-bytes.ts';
+import { indexKey, partKey } from '../blobs/blob-keys.ts';
 import { lockChunkStoreShared } from '../blobs/chunk-store-lock.ts';
+import { unnestRows } from '../blobs/sql-rows.ts';
+import { findMissingChunk } from '../blobs/stored-chunks.ts';
 import { enqueuePackagePrepare } from '../downloads/package-prepare.job.ts';
+import { storeZipCrcs } from '../downloads/zip/crc.ts';
+import { fileCrcsFromChunks } from '../downloads/zip/file-crcs.ts';
 import { describePackage } from '../records/describe-package.ts';
 import { findPackageRow, type PackageRow } from '../records/package-rows.ts';
 import { streamParts } from './part-stream.ts';
+import { storeArchiveChunks, type ChunkRow } from './store-chunks.ts';
 import { checkUploadToken } from './upload-token.ts';
-
-type ChunkRow = { hash: string; size: number; compressedSize: number };
 
 function sameParts(a: readonly PartDescriptor[] | null, b: readonly PartDescriptor[]): boolean {
   if (!a || a.length !== b.length) return false;
@@ -40,25 +41,6 @@ async function checkParts(db: Executor, row: PackageRow, parts: PartDescriptor[]
   }
 }
 
-/** Runs tasks with at most `limit` in flight (chunk writes and existence checks). */
-async function eachLimited<T>(items: Iterable<T> | AsyncIterable<T>, limit: number, task: (item: T) => Promise<void>): Promise<void> {
-  const running = new Set<Promise<void>>();
-  // A failed task must stop the loop: remember it, and rethrow at the next step.
-  let failure: { error: unknown } | undefined;
-  for await (const item of items) {
-    if (failure) break;
-    const promise: Promise<void> = task(item)
-      .catch((error: unknown) => {
-        failure ??= { error };
-      })
-      .finally(() => running.delete(promise));
-    running.add(promise);
-    if (running.size >= limit) await Promise.race(running);
-  }
-  await Promise.all(running);
-  if (failure) throw failure.error;
-}
-
 async function readArchiveParts(deps: Deps, row: PackageRow, parts: PartDescriptor[]) {
   try {
     return await readArchive(streamParts(deps.storage, row.id, parts));
@@ -80,41 +62,26 @@ function asFinalizeError(error: unknown): unknown {
   return new AppError('bad_param', `Invalid archive: ${error.code}${where} (${shorten(error.message)})`, details);
 }
 
-/** Stores the archive's own chunks (skipping ones already stored) and returns them, one chunk in memory at a time. */
-async function storeChunks(storage: BlobStore, compression: CompressionAlgorithm, chunks: AsyncIterable<{ hash: Uint8Array; size: number; compressedSize: number; storedBytes: Uint8Array }>): Promise<ChunkRow[]> {
-  const stored: ChunkRow[] = [];
-  async function* rows() {
-    try {
-      for await (const chunk of chunks) yield chunk;
-    } catch (error) {
-      throw asFinalizeError(error);
-    }
+/** The archive's chunks with the reader's refusals as finalize errors. */
+async function* readChunks(chunks: AsyncIterable<ReadChunk>): AsyncGenerator<ReadChunk> {
+  try {
+    for await (const chunk of chunks) yield chunk;
+  } catch (error) {
+    throw asFinalizeError(error);
   }
-  await eachLimited(rows(), 8, async (chunk) => {
-    const hash = toHex(chunk.hash);
-    const key = chunkKey(compression, hash, chunk.compressedSize);
-    // The bytes may be a view into one of the stream's pieces: each piece is a buffer of its own, never
-    // reused, so writing the view is safe and costs no copy; it keeps at most a piece per write alive.
-    noteTransientBytes(chunk.compressedSize + chunk.size); // the stream's pieces and the verified raw bytes
-    if (!(await storage.stat(key))) await storage.put(key, chunk.storedBytes);
-    stored.push({ hash, size: chunk.size, compressedSize: chunk.compressedSize });
-  });
-  return stored;
 }
 
-/** Every chunk blob must exist at commit time (the chunk collector may have taken one meanwhile). */
-async function requireChunkBlobs(storage: BlobStore, compression: CompressionAlgorithm, chunks: Iterable<ChunkRow>): Promise<void> {
-  await eachLimited(chunks, 16, async (chunk) => {
-    if (!(await storage.stat(chunkKey(compression, chunk.hash, chunk.compressedSize)))) {
-      throw new AppError('unexpected_error', 'A chunk was collected while finalizing: finalize again');
-    }
-  });
-}
-
+/** One statement per 20,000 rows (array parameters): a GiB's 16,000 rows cost one round trip. */
 export async function insertPackageChunks(db: Executor, packageId: string, rows: ChunkRow[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += 1000) {
-    const batch = rows.slice(start, start + 1000).map((row) => ({ packageId, ...row }));
-    await db.insert(packageChunks).values(batch).onConflictDoNothing();
+  for (let start = 0; start < rows.length; start += 20_000) {
+    const batch = rows.slice(start, start + 20_000);
+    const list = unnestRows('c', [
+      ['hash', 'text', batch.map((row) => row.hash)],
+      ['compressed_size', 'integer', batch.map((row) => row.compressedSize)],
+      ['size', 'integer', batch.map((row) => row.size)],
+    ]);
+    await db.execute(sql`insert into package_chunks (package_id, hash, compressed_size, size)
+      select ${packageId}, c.hash, c.compressed_size, c.size from ${list} on conflict do nothing`);
   }
 }
 
@@ -137,12 +104,14 @@ function indexBytes(index: ArchiveIndex): Uint8Array {
 
 /**
  * PUT .../packages/{package}/finalize {token, parts}: checks the part list, streams the parts through
- * the archive reader (which verifies the index hash and every chunk), stores the chunks it does not
- * have yet and the index, then in one transaction records the chunks and marks the package ready (or
- * 'finalized' for a patch, which POST .../resolve completes). Crash-safe: everything before that
- * transaction is idempotent (content-addressed chunks, the index under the package's key), so a
- * repeat after a crash redoes it. A repeat with the same parts after success returns the package;
- * other parts are already_finalized. Parts are deleted after the commit.
+ * the archive reader (which verifies the index hash and every chunk), stores the chunks the store does
+ * not hold yet in packs (store-chunks.ts), the ZIP's CRC-32s (from the chunks' CRCs: the first ZIP
+ * download needs no pass over the package) and the index, then in one transaction records the chunks
+ * and marks the package ready (or 'finalized' for a patch, which POST .../resolve completes).
+ * Crash-safe: everything before that transaction is idempotent (a chunk recorded by a first attempt is
+ * found stored, a pack it wrote without recording it is swept, the index and CRCs are under the
+ * package's keys), so a repeat after a crash redoes it. A repeat with the same parts after success
+ * returns the package; other parts are already_finalized. Parts are deleted after the commit.
  */
 export async function finalizePackage(deps: Deps, projectId: string, packageId: string, rawInput: unknown): Promise<Package> {
   const input = finalizePackageInput.parse(rawInput);
@@ -159,18 +128,21 @@ export async function finalizePackage(deps: Deps, projectId: string, packageId: 
     throw error;
   });
   const compression = archive.index.compression;
-  const own = await storeChunks(deps.storage, compression, archive.chunks());
-  const bytes = indexBytes(archive.index);
-  await deps.storage.put(indexKey(packageId), bytes);
-  const isPatch = archive.baseIndexHash !== undefined;
   const all = listUniqueChunks(archive.index);
+  const { own, crcs } = await storeArchiveChunks(deps, compression, all, readChunks(archive.chunks()));
+  const isPatch = archive.baseIndexHash !== undefined;
+  // A patch's CRCs need its base's chunks too: resolve stores them.
+  const fileCrcs = isPatch ? undefined : fileCrcsFromChunks(archive.index, (hash) => crcs.get(hash));
+  if (fileCrcs) await storeZipCrcs(deps, packageId, fileCrcs, archive.indexHash);
+  await deps.storage.put(indexKey(packageId), indexBytes(archive.index));
 
   const finished = await deps.db.transaction(async (tx) => {
     await lockChunkStoreShared(tx);
     const current = await findPackageRow(tx, packageId, { lock: true });
     if (!current) throw new AppError('not_found', 'package not found');
     if (current.status !== 'uploading') return finishedAlready(current, parts);
-    await requireChunkBlobs(deps.storage, compression, own);
+    // The collectors may have taken a chunk found stored meanwhile (chunk-store-lock.ts): then finalize again.
+    if (await findMissingChunk(tx, deps.storage, compression, own)) throw new AppError('unexpected_error', 'A chunk was collected while finalizing: finalize again');
     await insertPackageChunks(tx, packageId, own);
     const [updated] = await tx
       .update(packages)

@@ -47,12 +47,12 @@ function encode(crcs: Uint32Array, indexHash: Uint8Array): Uint8Array {
 }
 
 /** Streams every file's raw bytes once, in order, with the chunk store's read-ahead. */
-async function computeCrcs(deps: Pick<Deps, 'storage'>, index: ArchiveIndex): Promise<Uint32Array> {
+async function computeCrcs(deps: Pick<Deps, 'db' | 'storage'>, packageId: string, index: ArchiveIndex): Promise<Uint32Array> {
   const files = filesOf(index);
   const crcs = new Uint32Array(files.length);
   const segments: Segment[] = files.flatMap((file) => (file.chunks ?? []).map((chunk) => ({ chunk: chunkRefOf(chunk) })));
   const all = buildVirtualFile(segments, (chunk) => chunk.size);
-  const reader = readVirtualRange(all, 0, all.size, rawChunkLoader(deps, index.compression as CompressionAlgorithm)).getReader();
+  const reader = readVirtualRange(all, 0, all.size, rawChunkLoader(deps, packageId, index.compression as CompressionAlgorithm)).getReader();
   let fileIndex = 0;
   let leftInFile = files[0]?.size ?? 0;
   let crc = 0;
@@ -97,13 +97,13 @@ export async function storeZipCrcs(deps: Pick<Deps, 'storage'>, packageId: strin
   await deps.storage.put(zipCrcKey(packageId), encode(crcs, indexHash));
 }
 
-export async function loadZipCrcs(deps: Pick<Deps, 'storage'>, packageId: string, index: ArchiveIndex, indexHash: Uint8Array): Promise<Uint32Array> {
+export async function loadZipCrcs(deps: Pick<Deps, 'db' | 'storage'>, packageId: string, index: ArchiveIndex, indexHash: Uint8Array): Promise<Uint32Array> {
   const stored = await readStoredZipCrcs(deps, packageId, index, indexHash);
   if (stored) return stored;
   let computing = running.get(packageId);
   if (!computing) {
     computing = (async () => {
-      const crcs = await computeCrcs(deps, index);
+      const crcs = await computeCrcs(deps, packageId, index);
       await storeZipCrcs(deps, packageId, crcs, indexHash);
       return crcs;
     })().finally(() => running.delete(packageId));

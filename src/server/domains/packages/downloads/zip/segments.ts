@@ -1,4 +1,5 @@
 import { noteTransientBytes } from '../../../../memory/transient-bytes.ts';
+import type { ChunkRef } from '../../blobs/chunk-reader.ts';
 
 /**
  * A download whose every byte offset is known before any byte is produced: a list of segments,
@@ -6,7 +7,7 @@ import { noteTransientBytes } from '../../../../memory/transient-bytes.ts';
  * Any byte range is served by producing only the segments it touches, a few chunks ahead, so Range
  * requests (resumed downloads, BitTorrent web seeds asking for one piece) cost what they return.
  */
-export type ChunkRef = { hash: string; size: number; compressedSize: number };
+export type { ChunkRef };
 
 export type Segment = { bytes: Uint8Array; chunk?: undefined } | { chunk: ChunkRef; bytes?: undefined };
 
@@ -17,8 +18,11 @@ export type VirtualFile = {
   offsets: Float64Array;
 };
 
-/** The bytes a chunk segment stands for (stored bytes for the archive, raw bytes for the ZIP). */
-export type LoadChunk = (chunk: ChunkRef) => Promise<Uint8Array>;
+/**
+ * The bytes a chunk segment stands for (stored bytes for the archive, raw bytes for the ZIP). `release`,
+ * when there is one, is called once the range is read or abandoned (zip/chunks.ts: open pack reads).
+ */
+export type LoadChunk = ((chunk: ChunkRef) => Promise<Uint8Array>) & { release?: () => void };
 
 /** Chunks loaded ahead of the one being sent: hides the store's latency without holding much. */
 const readAhead = 4;
@@ -68,12 +72,16 @@ export function readVirtualRange(file: VirtualFile, start: number, end: number, 
       async pull(controller) {
         for (;;) {
           if (next >= file.segments.length || file.offsets[next]! >= end) {
+            load.release?.();
             controller.close();
             return;
           }
           startLoads();
           const current = pending.shift()!;
-          const bytes = await current.bytes;
+          const bytes = await current.bytes.catch((error: unknown) => {
+            load.release?.();
+            throw error;
+          });
           const segmentStart = file.offsets[next]!;
           next++;
           const from = Math.max(0, start - segmentStart);
@@ -86,6 +94,7 @@ export function readVirtualRange(file: VirtualFile, start: number, end: number, 
       },
       cancel() {
         pending.length = 0;
+        load.release?.();
       },
     },
     { highWaterMark: 0 },
