@@ -81,6 +81,8 @@ test('a pasted PNG goes up as a JPEG and is saved with the description; the stor
   const temporary = dialog.locator(`.markdown_editor_preview img[src="${blob}"]`);
   await temporary.waitFor();
   await page.waitForFunction((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth === 1600, await temporary.elementHandle());
+  // Preparing (converted in the browser), then uploading: finalize is held, so it stays there.
+  await dialog.locator('.pasted_image', { hasText: en('markdown_image_uploading', { name: 'level one.png' }) }).waitFor({ timeout: 20_000 });
   expect(await dialog.locator('.pasted_image').textContent()).toBe(en('markdown_image_uploading', { name: 'level one.png' }));
   releaseFinalize();
   // Then the image's address, rendered with its srcset in the preview.
