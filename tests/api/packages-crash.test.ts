@@ -280,7 +280,7 @@ describe('crash safety of package uploads (the server process is killed with SIG
     // A big base: the job looks up its ~4300 chunks twice, combines their CRC-32s into the files' (one per
     // small file) and records them all (small files are a chunk each: enough work that the job is still
     // running when it is seen started, on a fast machine too).
-    const baseFiles: Files = { 'data/level.pak': new Uint8Array(randomBytes(64 * MiB)), 'version.txt': new TextEncoder().encode('1\n') };
+    const baseFiles: Files = { 'data/level.pak': new Uint8Array(randomBytes(8 * MiB)), 'version.txt': new TextEncoder().encode('1\n') };
     for (let i = 0; i < 3000; i++) baseFiles[`assets/a${i}.bin`] = new Uint8Array(randomBytes(4096));
     const base = await pack(baseFiles);
     const baseUpload = await createUpload(child, owner, base.bytes);

@@ -1,13 +1,11 @@
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Subprocess } from 'bun';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { openDatabase, pgliteDirOf } from '../../src/server/db/client.ts';
 import { createTestDatabase, pgliteTemplate, type TestDatabase } from './database.ts';
 import { findFreePort } from './free-port.ts';
-
-const mainScript = resolve(import.meta.dir, '../../src/server/main.ts');
+import { fetchAt, inheritedEnv, mainScript, serverProcess } from './server-process.ts';
 
 /**
  * A whole instance for the backup tests: the real server as a child process (`bun src/server/main.ts`)
@@ -63,11 +61,8 @@ export async function createInstance(options: InstanceOptions = {}): Promise<Ins
   }
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
-  const inherited = Object.fromEntries(
-    ['PATH', 'HOME', 'TMPDIR', 'LANG'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
-  );
   const env: Record<string, string> = {
-    ...inherited,
+    ...inheritedEnv(),
     NODE_ENV: 'production',
     DATA_DIR: dataDir,
     PORT: String(port),
@@ -79,53 +74,14 @@ export async function createInstance(options: InstanceOptions = {}): Promise<Ins
     ...options.env,
   };
 
-  let child: Subprocess | undefined;
-  let exited = true;
-
-  function readLog(): string {
-    try {
-      return readFileSync(logPath, 'utf8');
-    } catch {
-      return '';
-    }
-  }
+  const server = serverProcess({ name: 'instance', url, dataDir, env, logPath });
 
   async function start(): Promise<void> {
-    if (!exited) return;
-    const logFd = openSync(logPath, 'a');
-    const proc = Bun.spawn([process.execPath, mainScript], { cwd: dataDir, env, stdin: 'ignore', stdout: logFd, stderr: logFd });
-    closeSync(logFd);
-    child = proc;
-    exited = false;
-    void proc.exited.then(() => {
-      if (child === proc) exited = true;
-    });
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (exited) throw new Error(`the server exited with ${proc.exitCode} while starting:\n${readLog()}`);
-      try {
-        const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-        if (response.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) {
-        proc.kill('SIGKILL');
-        throw new Error(`the server did not answer /health in time:\n${readLog()}`);
-      }
-      await Bun.sleep(50);
-    }
+    if (!server.running) await server.start();
   }
 
   async function stop(): Promise<void> {
-    if (!child || exited) return;
-    const proc = child;
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-    await proc.exited;
-    clearTimeout(timer);
-    exited = true;
-    if (proc.signalCode === 'SIGKILL') throw new Error(`the server did not stop on SIGTERM:\n${readLog()}`);
+    if (await server.stop(20_000)) throw new Error(`the server did not stop on SIGTERM:\n${server.readLog()}`);
   }
 
   function spawnAdmin(args: string[], extra: Record<string, string> = {}) {
@@ -156,26 +112,17 @@ export async function createInstance(options: InstanceOptions = {}): Promise<Ins
     env,
     databaseUrl: database.url,
     get running() {
-      return !exited;
+      return server.running;
     },
     start,
     stop,
-    fetch(path, init = {}) {
-      const { token, json, ...rest } = init;
-      const headers = new Headers(rest.headers);
-      if (token) headers.set('authorization', `Bearer ${token}`);
-      if (json !== undefined) headers.set('content-type', 'application/json');
-      return fetch(new URL(path, url), { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
-    },
+    fetch: (path, init) => fetchAt(url, path, init),
     admin: (args, extra) => spawnAdmin(args, extra).done,
     spawnAdmin,
     wipe,
-    readLog,
+    readLog: server.readLog,
     async destroy() {
-      if (child && !exited) {
-        child.kill('SIGKILL');
-        await child.exited;
-      }
+      await server.kill();
       await database.drop();
       rmSync(dataDir, { recursive: true, force: true });
       rmSync(logPath, { force: true });

@@ -1,12 +1,10 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Subprocess } from 'bun';
+import { join } from 'node:path';
 import { openDatabase, pgliteDirOf, type Database } from '../../src/server/db/client.ts';
 import { createTestDatabase, pgliteTemplate, type TestDatabase } from './database.ts';
 import { findFreePort } from './free-port.ts';
-
-const mainScript = resolve(import.meta.dir, '../../src/server/main.ts');
+import { fetchAt, inheritedEnv, serverProcess } from './server-process.ts';
 
 /**
  * The real server as a separate process (`bun src/server/main.ts`), for crash tests: kill() is a
@@ -52,12 +50,8 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
   }
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
-  // Only what a process needs from this one: the test decides the configuration (file blobs on disk, etc.).
-  const inherited = Object.fromEntries(
-    ['PATH', 'HOME', 'TMPDIR', 'LANG'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])),
-  );
   const env: Record<string, string> = {
-    ...inherited,
+    ...inheritedEnv(),
     NODE_ENV: 'production',
     DATA_DIR: dataDir,
     PORT: String(port),
@@ -70,52 +64,10 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
     ...options.env,
   };
 
-  let child: Subprocess | undefined;
-  let exited = true;
-
-  async function spawn(): Promise<void> {
-    const logFd = openSync(logPath, 'a');
-    const proc = Bun.spawn([process.execPath, mainScript], { cwd: dataDir, env, stdin: 'ignore', stdout: logFd, stderr: logFd });
-    closeSync(logFd);
-    child = proc;
-    exited = false;
-    void proc.exited.then(() => {
-      if (child === proc) exited = true;
-    });
-    const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
-    for (;;) {
-      if (exited) throw new Error(`the server exited with ${proc.exitCode} while starting:\n${readLog()}`);
-      try {
-        const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-        if (response.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) {
-        proc.kill('SIGKILL');
-        throw new Error(`the server did not answer /health within the deadline:\n${readLog()}`);
-      }
-      await Bun.sleep(50);
-    }
-  }
-
-  function readLog(): string {
-    try {
-      return readFileSync(logPath, 'utf8');
-    } catch {
-      return '';
-    }
-  }
-
-  async function kill(): Promise<void> {
-    if (!child || exited) return;
-    child.kill('SIGKILL');
-    await child.exited;
-    exited = true;
-  }
+  const child = serverProcess({ name: 'child', url, dataDir, env, logPath, startTimeoutMs: options.startTimeoutMs ?? 30_000 });
 
   try {
-    await spawn();
+    await child.start();
   } catch (error) {
     await database.drop();
     rmSync(dataDir, { recursive: true, force: true });
@@ -126,22 +78,16 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
     url,
     dataDir,
     get running() {
-      return !exited;
+      return child.running;
     },
-    fetch(path, init = {}) {
-      const { token, json, ...rest } = init;
-      const headers = new Headers(rest.headers);
-      if (token) headers.set('authorization', `Bearer ${token}`);
-      if (json !== undefined) headers.set('content-type', 'application/json');
-      return fetch(new URL(path, url), { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
-    },
-    kill,
+    fetch: (path, init) => fetchAt(url, path, init),
+    kill: () => child.kill(),
     async restart() {
-      await kill();
-      await spawn();
+      await child.kill();
+      await child.start();
     },
     async withDatabase(fn) {
-      if (!database!.url && !exited) throw new Error('PGlite has one process: kill the server before opening its database');
+      if (!database!.url && child.running) throw new Error('PGlite has one process: kill the server before opening its database');
       const handle = await openDatabase(database!.url ? { url: database!.url } : { pgliteDir: pgliteDirOf(dataDir) });
       try {
         return await fn(handle.db);
@@ -149,9 +95,9 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
         await handle.close();
       }
     },
-    readLog,
+    readLog: child.readLog,
     async stop() {
-      await kill();
+      await child.kill();
       await database!.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -1,7 +1,6 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Subprocess } from 'bun';
+import { join } from 'node:path';
 import { createTRPCClient, httpLink } from '@trpc/client';
 import postgres from 'postgres';
 import type { CompressionAlgorithm } from '../../src/shared/archive/index.ts';
@@ -13,6 +12,7 @@ import { findFreePort } from './free-port.ts';
 import { packFiles, putPart, splitParts, type PackageFiles } from './packages.ts';
 import { startS3Server, type TestS3Server } from './s3-server.ts';
 import type { TestServer } from './server.ts';
+import { fetchAt, inheritedEnv, serverProcess, type FetchInit } from './server-process.ts';
 
 /**
  * Several real server processes (`bun src/server/main.ts`) sharing only what a scale-out deployment
@@ -30,9 +30,8 @@ import type { TestServer } from './server.ts';
 export const clusterPublicUrl = 'http://cartridge.test';
 export const clusterPlayOrigin = 'http://play.cartridge.test';
 const clusterSecretKey = 'cluster-secret-key-shared-by-every-process-0123456789';
-const mainScript = resolve(import.meta.dir, '../../src/server/main.ts');
 
-export type FetchInit = RequestInit & { token?: string; json?: unknown; cookie?: string };
+export type { FetchInit };
 
 /** One JSON line of a process's log (LOG_LEVEL=debug: requests, job outcomes, errors). */
 export type LogEntry = { level: string; message: string } & Record<string, unknown>;
@@ -137,61 +136,13 @@ export async function startNode(spec: NodeSpec, startTimeoutMs = 60_000): Promis
   const logPath = join(spec.dataDir, 'server.log');
   const url = `http://127.0.0.1:${spec.port}`;
   const playUrl = `http://127.0.0.1:${spec.playPort}`;
-  let child: Subprocess | undefined;
-  let exited = true;
-
-  const readLog = () => {
-    try {
-      return readFileSync(logPath, 'utf8');
-    } catch {
-      return '';
-    }
+  const child = serverProcess({ name: `process ${spec.name}`, url, dataDir: spec.dataDir, env: spec.env, logPath, startTimeoutMs });
+  const readLog = child.readLog;
+  const stop = async () => {
+    await child.stop();
   };
 
-  async function spawn(): Promise<void> {
-    const logFd = openSync(logPath, 'a');
-    const proc = Bun.spawn([process.execPath, mainScript], { cwd: spec.dataDir, env: spec.env, stdin: 'ignore', stdout: logFd, stderr: logFd });
-    closeSync(logFd);
-    child = proc;
-    exited = false;
-    void proc.exited.then(() => {
-      if (child === proc) exited = true;
-    });
-    const deadline = Date.now() + startTimeoutMs;
-    for (;;) {
-      if (exited) throw new Error(`process ${spec.name} exited with ${proc.exitCode} while starting:\n${readLog().slice(-4000)}`);
-      try {
-        const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) });
-        if (response.status === 200) return;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) {
-        proc.kill('SIGKILL');
-        throw new Error(`process ${spec.name} did not answer /health within ${startTimeoutMs} ms:\n${readLog().slice(-4000)}`);
-      }
-      await Bun.sleep(50);
-    }
-  }
-
-  async function stop(): Promise<void> {
-    if (!child || exited) return;
-    const proc = child;
-    proc.kill('SIGTERM');
-    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
-    await proc.exited;
-    clearTimeout(timer);
-    exited = true;
-  }
-
-  const fetchAt = (path: string, init: FetchInit = {}) => {
-    const { token, json, cookie, ...rest } = init;
-    const headers = new Headers(rest.headers);
-    if (token) headers.set('authorization', `Bearer ${token}`);
-    if (cookie) headers.set('cookie', cookie);
-    if (json !== undefined) headers.set('content-type', 'application/json');
-    return fetch(new URL(path, url), { ...rest, headers, body: json !== undefined ? JSON.stringify(json) : rest.body });
-  };
+  const fetchHere = (path: string, init?: FetchInit) => fetchAt(url, path, init);
   const at = (issued: string) => {
     const parsed = new URL(issued);
     const target = parsed.origin === new URL(clusterPlayOrigin).origin ? playUrl : parsed.origin === new URL(clusterPublicUrl).origin ? url : undefined;
@@ -204,7 +155,7 @@ export async function startNode(spec: NodeSpec, startTimeoutMs = 60_000): Promis
     url,
     playUrl,
     dataDir: spec.dataDir,
-    fetch: fetchAt,
+    fetch: fetchHere,
     trpc,
     get deps(): never {
       throw new Error(`process ${spec.name} runs apart: its deps are not in this process`);
@@ -212,13 +163,13 @@ export async function startNode(spec: NodeSpec, startTimeoutMs = 60_000): Promis
     stop: async () => {},
   } as unknown as TestServer;
 
-  await spawn();
+  await child.start();
   return {
     name: spec.name,
     url,
     playUrl,
     dataDir: spec.dataDir,
-    fetch: fetchAt,
+    fetch: fetchHere,
     at,
     trpc,
     server,
@@ -236,22 +187,20 @@ export async function startNode(spec: NodeSpec, startTimeoutMs = 60_000): Promis
         });
     },
     get running() {
-      return !exited;
+      return child.running;
     },
     stop,
     async restart() {
       await stop();
-      await spawn();
+      await child.start();
     },
   };
 }
 
 /** The variables of one process of a cluster on this database and bucket. */
 export function nodeEnv(options: { port: number; playPort: number; dataDir: string; databaseUrl: string; s3?: TestS3Server; env?: Record<string, string> }): Record<string, string> {
-  // Only what a process needs from this one: the cluster decides the rest.
-  const inherited = Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG'].flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]!]])));
   return {
-    ...inherited,
+    ...inheritedEnv(),
     NODE_ENV: 'production',
     HOST: '127.0.0.1',
     PORT: String(options.port),

@@ -4,6 +4,7 @@ import { formatSize } from '../../shared/format/size.ts';
 import { AppError } from '../errors.ts';
 import { parseBlobStoreUrl, validateBlobKey, type BlobStore } from '../storage/index.ts';
 import { BackupRefusal, blobListFile, blobsFolder, counted } from './backup-format.ts';
+import { eachLimited } from '../domains/packages/blobs/each-limited.ts';
 
 /** Blobs read or written at once: S3 answers each request in tens of milliseconds, a disk in less. */
 const blobsAtOnce = 4;
@@ -21,24 +22,6 @@ export function describeStore(storageUrl: string, dataDir: string): string {
 export function fileStoreRoot(storageUrl: string, dataDir: string): string | undefined {
   const location = parseBlobStoreUrl(storageUrl, { dataDir });
   return location.kind === 'file' ? location.root : undefined;
-}
-
-/** Runs fn over every item, at most `limit` at once; the first failure stops taking new items and is thrown. */
-export async function forEachAtOnce<T>(items: AsyncIterable<T>, limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  const running = new Set<Promise<void>>();
-  let failure: { error: unknown } | undefined;
-  for await (const item of items) {
-    if (failure) break;
-    const task: Promise<void> = fn(item)
-      .catch((error: unknown) => {
-        failure ??= { error };
-      })
-      .finally(() => running.delete(task));
-    running.add(task);
-    if (running.size >= limit) await Promise.race(running);
-  }
-  await Promise.all(running);
-  if (failure) throw failure.error;
 }
 
 async function writeFully(handle: FileHandle, bytes: Uint8Array): Promise<void> {
@@ -84,7 +67,7 @@ export async function copyBlobsOut(store: BlobStore, dir: string, progress: Prog
   const result: CopiedBlobs = { count: 0, bytes: 0, listSha256: '', vanished: 0, skipped: 0, skippedKeys: [] };
   let lastReport = Date.now();
   try {
-    await forEachAtOnce(store.list(''), blobsAtOnce, async ({ key }) => {
+    await eachLimited(store.list(''), blobsAtOnce, async ({ key }) => {
       try {
         validateBlobKey(key);
       } catch {

@@ -9,7 +9,7 @@ import { openDatabase, pgliteDirOf, type DatabaseHandle } from '../db/client.ts'
 import { loadMigrations, migrateDatabase } from '../db/migrate.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { CommandOutput } from './admin.ts';
-import { blobsAtOnce, describeStore, fileStoreRoot, forEachAtOnce, readBlobList, restoreBlob, storeIsEmpty } from './backup-blobs.ts';
+import { blobsAtOnce, describeStore, fileStoreRoot, readBlobList, restoreBlob, storeIsEmpty } from './backup-blobs.ts';
 import { loadCommandConfig, openCommandStore } from './backup.ts';
 import {
   appliedMigrationsQuery,
@@ -30,6 +30,7 @@ import {
   type BackupManifest,
 } from './backup-format.ts';
 import { findPostgresTool, postgresTarget, runPostgresTool, withoutPassword, type PostgresTarget, type PostgresTool } from './postgres-tools.ts';
+import { eachLimited } from '../domains/packages/blobs/each-limited.ts';
 
 type Target = {
   config: Config;
@@ -82,7 +83,7 @@ export async function runRestore(dirArgument: string, options: { force: boolean 
     try {
       progress(`Blobs into ${target.storeLabel}:`);
       let bytes = 0;
-      await forEachAtOnce(readBlobList(dir), blobsAtOnce, async (entry) => {
+      await eachLimited(readBlobList(dir), blobsAtOnce, async (entry) => {
         bytes += await restoreBlob(store, dir, entry);
       });
       progress(`  ${counted(manifest.blobs.count, 'blob')}, ${formatSize(bytes)}, each matching its SHA-256`);

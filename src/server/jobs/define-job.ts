@@ -39,6 +39,21 @@ export class JobPayloadError extends Error {
   override name = 'JobPayloadError';
 }
 
+/**
+ * Thrown by a run that cannot proceed now for a reason that is not its fault and will pass (a backup
+ * holds a lock the run needs): the job is queued again after delayMs without spending an attempt, so
+ * a wait of hours does not exhaust its retries. Not for failures: those throw anything else.
+ */
+export class JobDeferred extends Error {
+  override name = 'JobDeferred';
+  constructor(
+    message: string,
+    readonly delayMs: number,
+  ) {
+    super(message);
+  }
+}
+
 /** What the worker needs of a job kind, whatever its payload (Job<never>: any typed execute fits). */
 export type RunnableJob = {
   readonly kind: string;

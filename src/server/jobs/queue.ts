@@ -144,6 +144,28 @@ export async function failJob(
   return row.status as 'queued' | 'errored';
 }
 
+/**
+ * A run that could not proceed now (JobDeferred): queued again after delayMs, its claim not counted as
+ * an attempt; the reason is kept as its error until it runs. False when workerId no longer holds it.
+ */
+export async function deferJob(db: Executor, input: { id: string; workerId: string; reason: string; delayMs: number }): Promise<boolean> {
+  const updated = await db
+    .update(jobs)
+    .set({
+      status: 'queued',
+      attempts: sql`greatest(${jobs.attempts} - 1, 0)`,
+      runAt: sql`now() + ${milliseconds(input.delayMs)}`,
+      error: input.reason.slice(0, 4000),
+      lockedBy: null,
+      lockedUntil: null,
+    })
+    .where(heldBy(input.id, input.workerId))
+    .returning({ id: jobs.id });
+  if (updated.length === 0) return false;
+  await publishJobUpdate(db, input.id);
+  return true;
+}
+
 /** Progress 0..1 of a running job; GET /api/jobs streams it as a job_updated event. */
 export async function setJobProgress(db: Executor, input: { id: string; workerId: string; progress: number }): Promise<boolean> {
   const progress = Math.min(1, Math.max(0, input.progress));

@@ -1,8 +1,8 @@
 import type { Deps } from '../deps.ts';
 import { newId } from '../db/ids.ts';
 import { AppError } from '../errors.ts';
-import { JobPayloadError, type JobContext, type RunnableJob } from './define-job.ts';
-import { appendJobLog, claimJob, completeJob, extendJobLease, failJob, setJobProgress, setJobStage, type Job } from './queue.ts';
+import { JobDeferred, JobPayloadError, type JobContext, type RunnableJob } from './define-job.ts';
+import { appendJobLog, claimJob, completeJob, deferJob, extendJobLease, failJob, setJobProgress, setJobStage, type Job } from './queue.ts';
 
 export type { JobContext } from './define-job.ts';
 
@@ -93,6 +93,11 @@ export function startJobWorker(deps: Deps, jobs: readonly RunnableJob[], options
       await completeJob(deps.db, { id: job.id, workerId, output });
       deps.log.debug('job succeeded', { job: job.id, kind: job.kind, ms: Math.round(performance.now() - started) });
     } catch (error) {
+      if (error instanceof JobDeferred) {
+        await deferJob(deps.db, { id: job.id, workerId, reason: error.message, delayMs: error.delayMs });
+        deps.log.info('job deferred', { job: job.id, kind: job.kind, reason: error.message, delayMs: error.delayMs });
+        return;
+      }
       // AppError messages are written for users; anything else is logged in full and stored as a summary.
       const message = error instanceof AppError ? error.message : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
       const status = await failJob(deps.db, { id: job.id, workerId, error: message, permanent: error instanceof JobPayloadError || runnable.retryFailures === false });

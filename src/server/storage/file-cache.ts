@@ -1,6 +1,6 @@
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { open, readdir, rename, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -13,6 +13,12 @@ import { randomBytes } from 'node:crypto';
  * written under a temporary name and renamed when complete, so a reader never sees a partial file and
  * a crash leaves only a temporary file, removed at the next start. Least recently used files go first
  * when the total passes the budget; files used in the last minute are kept (they may be being sent).
+ *
+ * Files are not fsynced: a process that dies leaves its written pages to the kernel, so only a machine
+ * crash (power, kernel) can tear a file, and that is followed by a reboot. The cache remembers the boot
+ * it was written in (Linux's boot_id, in `{dir}.boot` beside the folder) and starts empty after a
+ * reboot. This keeps a GiB ZIP from costing seconds of flushing before its first download can start.
+ * Where no boot id can be read, every file is flushed before it is published instead.
  */
 export type FileCache = {
   /** The file's path when it is here (and marks it used). */
@@ -39,11 +45,51 @@ function checkKey(key: string): string {
   return key;
 }
 
-export function createFileCache(options: { dir: string; maxBytes: number }): FileCache {
+/** Linux's id of the running boot; undefined elsewhere. */
+export function currentBootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Empties the folder when its files may come from an earlier boot (then also from before a machine
+ * crash, unflushed), and records this boot. True when files need no flushing (a boot id is known).
+ */
+function settleBoot(dir: string, bootId: string | undefined): boolean {
+  const marker = join(dirname(dir), `${basename(dir)}.boot`);
+  let recorded: string | undefined;
+  try {
+    recorded = readFileSync(marker, 'utf8').trim();
+  } catch {
+    recorded = undefined;
+  }
+  if (bootId !== undefined && recorded === bootId) return true;
+  for (const name of readdirSync(dir)) rmSync(join(dir, name), { force: true });
+  if (bootId === undefined) {
+    rmSync(marker, { force: true });
+    return false;
+  }
+  // The marker is flushed: it must never survive a crash that the files it vouches for did not.
+  const fd = openSync(marker, 'w', 0o600);
+  try {
+    writeSync(fd, `${bootId}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+export function createFileCache(options: { dir: string; maxBytes: number; bootId?: string | null }): FileCache {
   const { dir, maxBytes } = options;
   const writing = new Map<string, Promise<string | undefined>>();
+  let unflushedIsSafe = false;
   if (maxBytes > 0) {
     mkdirSync(dir, { recursive: true });
+    unflushedIsSafe = settleBoot(dir, options.bootId === undefined ? currentBootId() : (options.bootId ?? undefined));
     // Leftovers of a process that died while writing.
     for (const name of readdirSync(dir)) if (name.includes(TEMPORARY)) rmSync(join(dir, name), { force: true });
   }
@@ -106,7 +152,7 @@ export function createFileCache(options: { dir: string; maxBytes: number }): Fil
       }
       if (written !== size) throw new Error(`file cache ${key}: produced ${written} bytes, expected ${size}`);
       await finish?.(handle);
-      await handle.datasync();
+      if (!unflushedIsSafe) await handle.datasync();
     } catch (error) {
       await handle.close().catch(() => undefined);
       await rm(temporary, { force: true });

@@ -1,9 +1,8 @@
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { findFreePort } from '../../support/free-port.ts';
-
-const mainScript = resolve(import.meta.dir, '..', '..', '..', 'src', 'server', 'main.ts');
+import { inheritedEnv, serverProcess } from '../../support/server-process.ts';
 
 /** A fresh database on a PostgreSQL server (its URL names any database there), dropped by drop(). */
 export type BenchDatabase = { url: string; name: string; drop(): Promise<void> };
@@ -52,9 +51,8 @@ export async function startLoadServer(name: string, root: string, instance: Inst
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
   const logPath = join(dataDir, 'server.log');
-  const inherited = Object.fromEntries(['PATH', 'HOME', 'TMPDIR', 'LANG'].flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key]!]])));
   const env: Record<string, string> = {
-    ...inherited,
+    ...inheritedEnv(),
     NODE_ENV: 'production',
     DATA_DIR: dataDir,
     PORT: String(port),
@@ -68,40 +66,12 @@ export async function startLoadServer(name: string, root: string, instance: Inst
     PASSWORD_HASH_MEMORY_KIB: '4096',
     PASSWORD_HASH_TIME_COST: '1',
   };
-  const logFd = openSync(logPath, 'a');
-  const child = Bun.spawn([process.execPath, mainScript], { cwd: dataDir, env, stdin: 'ignore', stdout: logFd, stderr: logFd });
-  closeSync(logFd);
-  const readLog = () => {
-    try {
-      return readFileSync(logPath, 'utf8');
-    } catch {
-      return '';
-    }
-  };
+  const server = serverProcess({ name: `server ${name}`, url, dataDir, env, logPath, startTimeoutMs: timeoutMs });
+  await server.start();
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill('SIGTERM');
-    const exited = await Promise.race([child.exited.then(() => true), Bun.sleep(10_000).then(() => false)]);
-    if (!exited) {
-      child.kill('SIGKILL');
-      await child.exited;
-    }
+    await server.stop();
   };
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server ${name} exited with ${child.exitCode} while starting:\n${readLog().slice(-2000)}`);
-    const status = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2000) }).then(
-      (response) => response.status,
-      () => 0,
-    );
-    if (status === 200) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`server ${name} did not answer /health within ${timeoutMs} ms:\n${readLog().slice(-2000)}`);
-    }
-    await Bun.sleep(100);
-  }
-  return { name, url, port, pid: child.pid, dataDir, readLog, stop };
+  return { name, url, port, pid: server.pid!, dataDir, readLog: server.readLog, stop };
 }
 
 /** Waits until the process answers a client page (its bundle is built at start; the first page waits for it). */

@@ -108,14 +108,37 @@ test('files larger than the budget are not kept; a budget of 0 keeps nothing and
 
 test('a restart removes partial files of a crashed writer; forget removes a key prefix; bad keys are refused', async () => {
   const dir = cacheFolder();
-  createFileCache({ dir, maxBytes: 10_000 });
+  createFileCache({ dir, maxBytes: 10_000, bootId: 'boot-a' });
   writeFileSync(join(dir, 'p1-abc.zip.partial-0123456789ab'), 'half');
   writeFileSync(join(dir, 'p1-abc.zip'), 'whole');
   writeFileSync(join(dir, 'p1-abc.archive'), 'whole');
   writeFileSync(join(dir, 'p2-def.zip'), 'whole');
-  const cache = createFileCache({ dir, maxBytes: 10_000 });
+  const cache = createFileCache({ dir, maxBytes: 10_000, bootId: 'boot-a' });
   expect(readdirSync(dir).sort()).toEqual(['p1-abc.archive', 'p1-abc.zip', 'p2-def.zip']);
   await cache.forget('p1');
   expect(readdirSync(dir)).toEqual(['p2-def.zip']);
   for (const key of ['../escape', 'a/b', '', '.hidden', 'x.partial-1']) await expect(cache.find(key)).rejects.toThrow('bad file cache key');
+});
+
+test('files are kept across restarts within one boot, and dropped after a reboot (they were not flushed) or where no boot id is known', async () => {
+  const dir = cacheFolder();
+  const first = createFileCache({ dir, maxBytes: 10_000, bootId: 'boot-a' });
+  const written = await first.ensure('p1-abc.zip', 3000, producer(1000, 3, 9).produce);
+  expect(readFileSync(written!)).toEqual(Buffer.alloc(3000, 9));
+  expect(readFileSync(`${dir}.boot`, 'utf8')).toBe('boot-a\n');
+  // A process restart on the same boot: the file is still good.
+  const again = createFileCache({ dir, maxBytes: 10_000, bootId: 'boot-a' });
+  expect(await again.find('p1-abc.zip')).toBe(written);
+  // The machine rebooted: a file written shortly before a crash may be torn, so none is trusted.
+  const rebooted = createFileCache({ dir, maxBytes: 10_000, bootId: 'boot-b' });
+  expect(readdirSync(dir)).toEqual([]);
+  expect(await rebooted.find('p1-abc.zip')).toBeUndefined();
+  expect(readFileSync(`${dir}.boot`, 'utf8')).toBe('boot-b\n');
+  await rebooted.ensure('p2-def.zip', 1000, producer(1000, 1, 2).produce);
+  // No boot id (not Linux): what an earlier process left cannot be dated, and files are flushed instead.
+  const unknown = createFileCache({ dir, maxBytes: 10_000, bootId: null });
+  expect(readdirSync(dir)).toEqual([]);
+  expect(existsSync(`${dir}.boot`)).toBe(false);
+  const flushed = await unknown.ensure('p3-ghi.zip', 1000, producer(1000, 1, 3).produce);
+  expect(readFileSync(flushed!)).toEqual(Buffer.alloc(1000, 3));
 });

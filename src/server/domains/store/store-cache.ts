@@ -47,6 +47,11 @@ type Entry<T> = { value: T; json: string; storedAt: number };
 export type StoreReader = { signedIn: boolean };
 const signedIn: StoreReader = { signedIn: true };
 
+/** The reader a request's credentials make (REST: its headers; tRPC: its context), valid or not. */
+export function storeReaderOf(credentials: { token?: string | undefined; cookieToken?: string | undefined }): StoreReader {
+  return { signedIn: credentials.token !== undefined || credentials.cookieToken !== undefined };
+}
+
 export type StoreCache<T> = {
   /** The cached page (and its JSON), or a fresh one from load (cached when still valid). */
   get(projectId: string, load: () => Promise<T>, reader?: StoreReader): Promise<{ value: T; json: string }>;

@@ -6,7 +6,7 @@ import { storeProjectSchema } from '../../../shared/schemas/store.ts';
 import type { Deps } from '../../deps.ts';
 import { bearerTokenOf } from '../../http/bearer-token.ts';
 import { sessionTokenFromCookie } from '../../http/session-cookie.ts';
-import type { StoreReader } from './store-cache.ts';
+import { storeReaderOf, type StoreReader } from './store-cache.ts';
 import { getStoreIndex } from './store-index.service.ts';
 import { getStoreProjectJson, getStoreSitemap } from './store.service.ts';
 
@@ -26,7 +26,7 @@ function queryAsSent({ query, request }: { query: Record<string, unknown>; reque
 
 /** A caller with a token or a session cookie may have just changed what it reads (store-cache.ts StoreReader). */
 function readerOf(request: Request): StoreReader {
-  return { signedIn: bearerTokenOf(request.headers.get('authorization')) !== undefined || sessionTokenFromCookie(request.headers.get('cookie')) !== undefined };
+  return storeReaderOf({ token: bearerTokenOf(request.headers.get('authorization')), cookieToken: sessionTokenFromCookie(request.headers.get('cookie')) });
 }
 
 export function storeRoutes(deps: Deps) {

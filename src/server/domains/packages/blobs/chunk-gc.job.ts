@@ -1,13 +1,25 @@
 import { z } from 'zod';
 import type { Executor } from '../../../db/client.ts';
-import { defineJob } from '../../../jobs/define-job.ts';
+import { defineJob, JobDeferred } from '../../../jobs/define-job.ts';
+import { ChunkStoreBusy } from './chunk-store-lock.ts';
 import { collectPackageBlobs, type ChunkCollectionPayload } from './chunk-gc.service.ts';
+
+/** How soon a collection a backup held up tries again. */
+const backupRetryMs = 60_000;
 
 /** Deletes a deleted package's index, upload parts and the chunk blobs no other package uses. */
 export const chunkCollectionJob = defineJob({
   kind: 'chunk_gc',
   payload: z.object({ packageId: z.string(), projectId: z.string(), compression: z.union([z.literal(0), z.literal(1)]) }),
-  run: (deps, payload) => collectPackageBlobs(deps, payload),
+  run: async (deps, payload) => {
+    try {
+      return await collectPackageBlobs(deps, payload);
+    } catch (error) {
+      // A backup is copying the blobs: collect after it (the run is repeatable, the index goes last).
+      if (error instanceof ChunkStoreBusy) throw new JobDeferred(error.message, backupRetryMs);
+      throw error;
+    }
+  },
 });
 
 /** Queued in the transaction that deletes the package rows; one queued per package. */

@@ -4,7 +4,7 @@ import type { Executor } from '../../../db/client.ts';
 import { packageChunks, packages } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { chunkIdentity, chunkKey, indexKey, packagePrefix, uploadPrefix } from './blob-keys.ts';
-import { lockChunkStoreExclusive } from './chunk-store-lock.ts';
+import { withChunkStoreExclusive } from './chunk-store-lock.ts';
 import { maintainPacks, type PackMaintenance } from './pack-maintenance.ts';
 import { rowsOfResult, unnestRows } from './sql-rows.ts';
 
@@ -59,8 +59,7 @@ export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPa
   const touchedPacks = new Set<string>();
   for (let start = 0; start < chunks.length; start += batchSize) {
     const batch = chunks.slice(start, start + batchSize);
-    deletedChunks += await deps.db.transaction(async (tx) => {
-      await lockChunkStoreExclusive(tx);
+    deletedChunks += await withChunkStoreExclusive(deps, async (tx) => {
       const used = await tx
         .selectDistinct({ hash: packageChunks.hash, compressedSize: packageChunks.compressedSize })
         .from(packageChunks)
@@ -77,9 +76,17 @@ export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPa
     });
   }
   const maintenance = await maintainPacks(deps, touchedPacks);
-  for await (const part of deps.storage.list(uploadPrefix(payload.packageId))) await deps.storage.delete(part.key);
-  // The index, the ZIP's CRC-32s, the torrent: everything under packages/{id}/.
-  for await (const blob of deps.storage.list(packagePrefix(payload.packageId))) await deps.storage.delete(blob.key);
+  // Its upload parts, and the index, the ZIP's CRC-32s, the torrent (everything under packages/{id}/):
+  // listed first, deleted after (deleting while listing is not portable), the index last of all, as a
+  // run that stops half way reads it again.
+  const keys: string[] = [];
+  for await (const part of deps.storage.list(uploadPrefix(payload.packageId))) keys.push(part.key);
+  for await (const blob of deps.storage.list(packagePrefix(payload.packageId))) keys.push(blob.key);
+  const last = indexKey(payload.packageId);
+  keys.sort((a, b) => Number(a === last) - Number(b === last));
+  await withChunkStoreExclusive(deps, async () => {
+    for (const key of keys) await deps.storage.delete(key);
+  });
   await deps.fileCache.forget(payload.packageId);
   return { deletedChunks, ...maintenance };
 }

@@ -3,7 +3,7 @@ import type { CompressionAlgorithm } from '../../../../shared/archive/index.ts';
 import { packs, storedChunks } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { packKey } from './blob-keys.ts';
-import { lockChunkStoreExclusive } from './chunk-store-lock.ts';
+import { withChunkStoreExclusive } from './chunk-store-lock.ts';
 import { PackCursor } from './pack-cursor.ts';
 import { recordRepack, type PackedChunk } from './pack-rows.ts';
 import { createPackWriter } from './pack-writer.ts';
@@ -47,8 +47,7 @@ async function statesOf(deps: Pick<Deps, 'db'>, ids: string[]): Promise<PackStat
 /** Deletes the packs of `ids` still without rows (checked again under the lock). */
 async function deleteEmptyPacks(deps: Pick<Deps, 'db' | 'storage'>, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  return deps.db.transaction(async (tx) => {
-    await lockChunkStoreExclusive(tx);
+  return withChunkStoreExclusive(deps, async (tx) => {
     const deleted = await tx
       .delete(packs)
       .where(and(inArray(packs.id, ids), isNull(packs.retiredAt), notExists(tx.select({ one: sql`1` }).from(storedChunks).where(eq(storedChunks.packId, packs.id)))))

@@ -2,7 +2,7 @@ import { and, inArray, isNotNull, lt, notExists, sql } from 'drizzle-orm';
 import { packs, storedChunks } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { packKey, packPrefix } from './blob-keys.ts';
-import { lockChunkStoreExclusive } from './chunk-store-lock.ts';
+import { withChunkStoreExclusive } from './chunk-store-lock.ts';
 import { maintainPacks } from './pack-maintenance.ts';
 import { rowsOfResult, unnestRows } from './sql-rows.ts';
 
@@ -41,8 +41,7 @@ async function sweepUnlistedChunkRows(deps: Pick<Deps, 'db'>, before: Date): Pro
       ['hash', 'text', candidates.map((row) => row.hash)],
       ['compressed_size', 'integer', candidates.map((row) => row.compressed_size)],
     ]);
-    const gone = await deps.db.transaction(async (tx) => {
-      await lockChunkStoreExclusive(tx);
+    const gone = await withChunkStoreExclusive(deps, async (tx) => {
       return rowsOfResult<{ pack_id: string }>(
         await tx.execute(sql`delete from stored_chunks using ${list}
           where stored_chunks.compression = c.compression and stored_chunks.hash = c.hash and stored_chunks.compressed_size = c.compressed_size
@@ -68,8 +67,7 @@ async function sparsePacks(deps: Pick<Deps, 'db'>, before: Date): Promise<string
 async function deleteRetiredPacks(deps: Pick<Deps, 'db' | 'storage'>, before: Date): Promise<number> {
   let deleted = 0;
   for (;;) {
-    const gone = await deps.db.transaction(async (tx) => {
-      await lockChunkStoreExclusive(tx);
+    const gone = await withChunkStoreExclusive(deps, async (tx) => {
       const due = await tx
         .select({ id: packs.id })
         .from(packs)
@@ -92,8 +90,7 @@ async function deleteUnrecordedPackBlobs(deps: Pick<Deps, 'db' | 'storage'>, bef
   let deleted = 0;
   for (let start = 0; start < ids.length; start += batchSize) {
     const batch = ids.slice(start, start + batchSize);
-    deleted += await deps.db.transaction(async (tx) => {
-      await lockChunkStoreExclusive(tx);
+    deleted += await withChunkStoreExclusive(deps, async (tx) => {
       const known = new Set((await tx.select({ id: packs.id }).from(packs).where(inArray(packs.id, batch))).map((pack) => pack.id));
       let count = 0;
       for (const id of batch) {

@@ -3,7 +3,7 @@ import { packageChunks, packages } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { chunkIdentity } from './blob-keys.ts';
 import { enqueueChunkCollection } from './chunk-gc.job.ts';
-import { lockChunkStoreExclusive } from './chunk-store-lock.ts';
+import { withChunkStoreExclusive } from './chunk-store-lock.ts';
 import { sweepPacks, type PackSweepResult } from './pack-sweep.ts';
 
 /**
@@ -52,8 +52,7 @@ async function sweepChunks(deps: Deps, before: number): Promise<number> {
     });
     batch = [];
     if (parsed.length === 0) return;
-    deleted += await deps.db.transaction(async (tx) => {
-      await lockChunkStoreExclusive(tx);
+    deleted += await withChunkStoreExclusive(deps, async (tx) => {
       const used = await tx
         .selectDistinct({ hash: packageChunks.hash, compressedSize: packageChunks.compressedSize, compression: packages.compression })
         .from(packageChunks)
@@ -106,11 +105,16 @@ async function sweepPackageBlobs(deps: Deps, prefix: string, before: number, doo
   let deleted = 0;
   for (const [id, keys] of byPackage) {
     if (!doomed(statuses.get(id))) continue;
-    for (const key of keys) {
-      if (!(await isOld(deps, key, before))) continue;
-      await deps.storage.delete(key);
-      deleted++;
-    }
+    // Under the lock: a backup's dump may still name this package (deleted since), and copy these.
+    deleted += await withChunkStoreExclusive(deps, async () => {
+      let count = 0;
+      for (const key of keys) {
+        if (!(await isOld(deps, key, before))) continue;
+        await deps.storage.delete(key);
+        count++;
+      }
+      return count;
+    });
   }
   return deleted;
 }
