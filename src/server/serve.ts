@@ -3,6 +3,8 @@ import { createApp } from './app.ts';
 import { ConfigError } from './config.ts';
 import type { Deps } from './deps.ts';
 import { clientRoutes } from './http/client-assets.ts';
+import { createPageHeads } from './domains/store/store-page-head.ts';
+import { robotsRoute } from './http/robots.ts';
 import { apiPolicy, baseSecurityHeaders, withHeaders } from './http/security-headers.ts';
 import { uploadWorkerRoutes } from './http/worker-assets.ts';
 import { serverJobs } from './jobs-list.ts';
@@ -102,7 +104,15 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
       // a torrent or a download of a large package whose derived data is not made yet.
       idleTimeout: options.idleTimeoutSeconds ?? 120,
       routes: {
-        ...clientRoutes(clientIndex, { development: options.development ?? false, config: deps.config, log: deps.log, buildNow: options.buildClientNow }),
+        ...clientRoutes(clientIndex, {
+          development: options.development ?? false,
+          config: deps.config,
+          log: deps.log,
+          buildNow: options.buildClientNow,
+          // Public pages' titles, descriptions and link previews from the store cache (issue 21).
+          pageHead: createPageHeads(deps),
+        }),
+        ...secureRoutes({ '/robots.txt': robotsRoute(deps.config) }, apiHeaders),
         // The upload worker is its own bundle (worker-assets.ts): Bun's HTML bundler has no worker entries.
         ...secureRoutes(uploadWorkerRoutes({ development: options.development ?? false, log: (message, fields) => deps.log.error(message, fields) }), security),
         '/api/*': false,

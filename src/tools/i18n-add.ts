@@ -12,7 +12,7 @@
  */
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { languageCodes } from '../client/lib/i18n/languages.ts';
+import { languageCodes } from '../shared/i18n/languages.ts';
 import { localesDir } from './i18n-compile.ts';
 import { mergeLocale } from './i18n-merge.ts';
 

@@ -1,7 +1,7 @@
 /**
  * Checks the translations (run by tests/unit/i18n.test.ts, so `bun test` and CI run it):
  * - project.inlang/settings.json loads its plugin from node_modules (no URL) and lists exactly the
- *   languages of src/client/lib/i18n/languages.ts;
+ *   languages of src/shared/i18n/languages.ts;
  * - every locale file has exactly the keys of locales/en.json (none missing, none extra);
  * - every translation uses the same {params} as English;
  * - no translation of a sentence (two words or more) is a copy of the English text, nor, in a language
@@ -15,7 +15,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { languageCodes } from '../client/lib/i18n/languages.ts';
+import { languageCodes } from '../shared/i18n/languages.ts';
 import { compileMessages, localesDir, projectPath, repoRoot } from './i18n-compile.ts';
 
 /**

@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { languageCodes } from '../client/lib/i18n/languages.ts';
+import { languageCodes } from '../shared/i18n/languages.ts';
 import { localesDir } from './i18n-compile.ts';
 
 const schema = 'https://inlang.com/schema/inlang-message-format';

@@ -5,7 +5,7 @@
  *
  *   bun src/tools/i18n-missing.ts [--json] [--locale de]
  */
-import { languageCodes } from '../client/lib/i18n/languages.ts';
+import { languageCodes } from '../shared/i18n/languages.ts';
 import { readLocale } from './i18n-check.ts';
 
 export function findMissing(): Record<string, { missing: string[]; extra: string[] }> {

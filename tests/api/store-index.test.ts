@@ -431,7 +431,7 @@ describe('sitemap', () => {
     const { project } = await listedProject(`${word} Newest`);
     const newest = await lastPublicPublish(project.id);
     const xml = await (await server.fetch('/api/store/sitemap.xml')).text();
-    expect(xml).toContain(`<url><loc>${server.url}/store</loc><lastmod>${newest.slice(0, 19)}Z</lastmod></url>`);
+    expect(xml).toContain(`<url><loc>${server.url}/store</loc><lastmod>${newest.slice(0, 19)}Z</lastmod><xhtml:link `);
     expect(xml).toContain(`<loc>${server.url}/store/${project.id}</loc>`);
     expect(xml.indexOf(`${server.url}/store<`)).toBeLessThan(xml.indexOf(`${server.url}/store/${project.id}`));
   });

@@ -119,8 +119,8 @@ describe('GET /api/store/sitemap.xml', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/xml; charset=utf-8');
     const xml = await response.text();
-    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">')).toBe(true);
-    expect(xml).toContain(`<url><loc>https://games.example.com/store/${shown.id}</loc><lastmod>${publish!.publishedAt.toISOString().slice(0, 19)}Z</lastmod></url>`);
+    expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">')).toBe(true);
+    expect(xml).toContain(`<url><loc>https://games.example.com/store/${shown.id}</loc><lastmod>${publish!.publishedAt.toISOString().slice(0, 19)}Z</lastmod><xhtml:link `);
     expect(xml).not.toContain(hidden.id);
     expect(xml.trimEnd().endsWith('</urlset>')).toBe(true);
   });

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test';
-import { languageCodes } from '../../src/client/lib/i18n/languages.ts';
+import { languageCodes } from '../../src/shared/i18n/languages.ts';
 import { checkAdditions } from '../../src/tools/i18n-add.ts';
 
 /** An addition of `key` with a text in every language. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
-import { detectLanguage, matchBrowserLanguage } from '../../src/client/lib/i18n/detect.ts';
-import { findLanguage, getFallbackChain, languageCodes, languages } from '../../src/client/lib/i18n/languages.ts';
+import { detectLanguage, matchBrowserLanguage } from '../../src/shared/i18n/detect.ts';
+import { findLanguage, getFallbackChain, languageCodes, languages } from '../../src/shared/i18n/languages.ts';
 
 describe('detectLanguage', () => {
   const cases: Array<[string, Parameters<typeof detectLanguage>[0], string]> = [

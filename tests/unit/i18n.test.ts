@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkCompiledOutput, checkLocales, findUnusedMessages, extractParams, hasLatinWord, isSentence } from '../../src/tools/i18n-check.ts';
 import { compileMessages, projectPath } from '../../src/tools/i18n-compile.ts';
-import { languageCodes } from '../../src/client/lib/i18n/languages.ts';
+import { languageCodes } from '../../src/shared/i18n/languages.ts';
 
 beforeAll(async () => {
   await compileMessages();

@@ -1,8 +1,11 @@
-import { useEffect, type ReactNode } from 'react';
+import { useEffect, useMemo, type ReactNode } from 'react';
 import { Link } from 'wouter';
 import { breadcrumb_label } from '../paraglide/messages/breadcrumb_label.js';
 import { nav_home } from '../paraglide/messages/nav_home.js';
+import { findLanguage, getLanguage, languageCodes, requestedLanguage } from '../lib/i18n/index.ts';
 import { useInstance } from '../lib/instance.ts';
+import { applyPageMeta } from '../lib/page-meta.ts';
+import { documentTitle, type PageMeta, type PageMetaContext } from '../../shared/store/page-meta.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -12,22 +15,40 @@ export type Crumb = { label: string; href?: string };
 
 /** Spec §2: page title '{title} - {app name}' (APP_NAME, 'Cartridge' by default). */
 export function pageTitle(title: string, appName: string): string {
-  return `${title} - ${appName}`;
+  return documentTitle(title, appName);
 }
 
-export function useDocumentTitle(title: string): void {
+export function useDocumentTitle(title: string, meta?: PageMeta): void {
   const { appName } = useInstance();
+  // Compared by content: a screen re-rendering with the same meta leaves the head alone.
+  const metaKey = meta ? JSON.stringify(meta) : '';
   useEffect(() => {
-    document.title = pageTitle(title, appName);
-  }, [title, appName]);
+    applyPageMeta(pageTitle(title, appName), metaKey ? (JSON.parse(metaKey) as PageMeta) : undefined);
+  }, [title, appName, metaKey]);
 }
 
 /**
- * Every screen's root: sets the document title, shows the breadcrumb (it follows the page direction:
- * a flex row with logical spacing, separators flipped in RTL) and carries the page style class.
+ * What a public screen needs to build its meta (shared/store/page-meta.ts) as the server does: this
+ * origin, the app's name, the language on screen and whether the address names it (`?lang=`).
  */
-export function Page({ title, breadcrumb, pageClass, children }: { title: string; breadcrumb: Crumb[]; pageClass: string; children: ReactNode }) {
-  useDocumentTitle(title);
+export function usePageMetaContext(): PageMetaContext {
+  const { appName } = useInstance();
+  const language = getLanguage();
+  const requested = requestedLanguage();
+  const languageInUrl = requested !== null && findLanguage(requested)?.code === language;
+  return useMemo(
+    () => ({ baseUrl: typeof location === 'undefined' ? '' : location.origin, appName, language, languageInUrl, languages: languageCodes }),
+    [appName, language, languageInUrl],
+  );
+}
+
+/**
+ * Every screen's root: sets the document title (and the page meta of public screens: `meta`, issue 21;
+ * without it the previous screen's goes), shows the breadcrumb (it follows the page direction: a flex
+ * row with logical spacing, separators flipped in RTL) and carries the page style class.
+ */
+export function Page({ title, meta, breadcrumb, pageClass, children }: { title: string; meta?: PageMeta; breadcrumb: Crumb[]; pageClass: string; children: ReactNode }) {
+  useDocumentTitle(title, meta);
   return (
     <main id="content" className={`page ${pageClass}`} tabIndex={-1}>
       <Breadcrumb items={breadcrumb} />

@@ -1,6 +1,8 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { buildClientFromSource, bundleFromHtmlImport, type ClientAsset, type ClientBundle, type HtmlImport } from './client-bundle.ts';
+import { escapeAttribute } from './html-escape.ts';
+import type { PageHead } from './page-head-html.ts';
 import { baseSecurityHeaders, clientPagePolicy, inlineScriptHashes } from './security-headers.ts';
 
 type AssetRoute = (request: Request) => Response | Promise<Response>;
@@ -14,7 +16,43 @@ export type ClientRouteOptions = {
   log: Logger;
   /** Build at once rather than on the first request (`npm start`: the first visitor does not wait). */
   buildNow?: boolean;
+  /**
+   * The head of the page a request asks for (issue 21: public store pages' titles, descriptions and
+   * link previews, domains/store/store-page-head.ts): written in place of the shell's `<title>`, with
+   * its `<html lang dir>`. A failure is logged and answered with the shell as built. The same PageHead
+   * object for the same head (it keeps them): its page's bytes, and their gzip, are made once.
+   */
+  pageHead?: (request: Request, url: URL) => Promise<PageHead>;
 };
+
+/**
+ * The built page cut where a head goes: before `<html …>`, the tag's other attributes, up to the
+ * `<title>`, and after it. Without a `<title>` the head goes before `</head>`.
+ */
+type ShellParts = { before: string; htmlAttributes: string; middle: string; after: string };
+
+function shellPartsOf(html: string): ShellParts | undefined {
+  const htmlTag = /<html\b([^>]*)>/i.exec(html);
+  if (!htmlTag) return undefined;
+  const rest = html.slice(htmlTag.index + htmlTag[0].length);
+  const title = /<title>[\s\S]*?<\/title>/i.exec(rest);
+  const headEnd = rest.search(/<\/head>/i);
+  const at = title ? { start: title.index, end: title.index + title[0].length } : headEnd >= 0 ? { start: headEnd, end: headEnd } : undefined;
+  if (!at) return undefined;
+  return {
+    before: html.slice(0, htmlTag.index),
+    htmlAttributes: htmlTag[1]!.replace(/\s(lang|dir)=("[^"]*"|'[^']*'|[^\s>]*)/gi, ''),
+    middle: rest.slice(0, at.start),
+    after: rest.slice(at.end),
+  };
+}
+
+/** A page's bytes as sent: plain, and gzip for clients that take it (HTML of public data: nothing secret to guess at). */
+type PageBytes = { plain: Uint8Array<ArrayBuffer>; gzip: Uint8Array<ArrayBuffer> | undefined };
+
+function withHead(parts: ShellParts, head: PageHead): string {
+  return `${parts.before}<html${parts.htmlAttributes} lang="${escapeAttribute(head.lang)}" dir="${head.dir === 'rtl' ? 'rtl' : 'ltr'}">${parts.middle}${head.head}${parts.after}`;
+}
 
 /**
  * The route serving the web client. Its hashed scripts and styles are sent gzip-compressed when the
@@ -37,8 +75,10 @@ export function clientRoutes<Bundle extends HtmlImport>(htmlImport: Bundle, opti
   if (options.buildNow) void bundle().catch(() => {});
 
   const security = baseSecurityHeaders(options.config);
-  let page: { html: string; policy: string } | undefined;
+  let page: { html: string; policy: string; parts: ShellParts | undefined } | undefined;
   const gzipped = new Map<string, Promise<Uint8Array>>();
+  // Dropped with the head (the store page head keeps its heads with the cached store page).
+  const pages = new WeakMap<PageHead, PageBytes>();
 
   return {
     '/*': async (request) => {
@@ -49,15 +89,32 @@ export function clientRoutes<Bundle extends HtmlImport>(htmlImport: Bundle, opti
         options.log.error('building the web client failed', { error: error instanceof AggregateError ? error.errors.map(String).join('\n') : String(error) });
         return new Response('The web client could not be built; see the server log.', { status: 500, headers: { ...security, 'content-type': 'text/plain;charset=utf-8', 'cache-control': 'no-store' } });
       }
-      const path = new URL(request.url).pathname;
+      const url = new URL(request.url);
+      const path = url.pathname;
       const asset = built.assets.get(path);
       if (asset) return serveAsset(path, asset, request, security, gzipped);
       // A script or style of an older build: a 404, not the page, so the browser reports what is missing.
       if (/\.(js|css|map)$/.test(path)) return new Response('not found', { status: 404, headers: { ...security, 'content-type': 'text/plain;charset=utf-8' } });
-      page ??= { html: built.indexHtml, policy: clientPagePolicy(options.config, inlineScriptHashes(built.indexHtml)) };
-      return new Response(page.html, {
-        headers: { ...security, 'content-type': 'text/html;charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': page.policy },
-      });
+      // The policy hashes the shell's own inline script; a head adds only data (JSON-LD), never a script.
+      page ??= { html: built.indexHtml, policy: clientPagePolicy(options.config, inlineScriptHashes(built.indexHtml)), parts: shellPartsOf(built.indexHtml) };
+      const headers: Record<string, string> = { ...security, 'content-type': 'text/html;charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': page.policy };
+      if (!options.pageHead || !page.parts) return new Response(page.html, { headers });
+      // The head speaks the address's ?lang= or else the browser's language.
+      headers.vary = 'accept-language, accept-encoding';
+      let head: PageHead | undefined;
+      try {
+        head = await options.pageHead(request, url);
+      } catch (error) {
+        options.log.error('writing the page head failed; the shell is sent as built', { path, error: String(error) });
+        return new Response(page.html, { headers });
+      }
+      let bytes = pages.get(head);
+      if (!bytes) pages.set(head, (bytes = { plain: new TextEncoder().encode(withHead(page.parts, head)), gzip: undefined }));
+      if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) {
+        bytes.gzip ??= Bun.gzipSync(bytes.plain, { level: 9 });
+        return new Response(bytes.gzip, { headers: { ...headers, 'content-encoding': 'gzip' } });
+      }
+      return new Response(bytes.plain, { headers });
     },
   };
 }

@@ -7,7 +7,8 @@
  *
  * This module decides which language those messages speak:
  *
- *   initLanguage()            once before the first render: localStorage `lang` if valid, else the
+ *   initLanguage()            once before the first render: the address's `?lang=` if it names one
+ *                             of ours (not stored), else localStorage `lang` if valid, else the
  *                             browser's languages (exact code, zh-TW/HK → zh-Hant, zh-CN/SG → zh-Hans,
  *                             then the 2-letter prefix), else en. Sets paraglide's locale and
  *                             `<html lang dir>`; does not store anything.
@@ -40,7 +41,16 @@ export {
   type Language,
   type LanguageCode,
   type TextDirection,
-} from './languages.ts';
-export { detectLanguage, matchBrowserLanguage, type DetectionInput } from './detect.ts';
-export { detectInitialLanguage, ensureLanguageInitialized, getLanguage, initLanguage, languageStorageKey, setLanguage, subscribeLanguage } from './store.ts';
+} from '../../../shared/i18n/languages.ts';
+export { detectLanguage, matchBrowserLanguage, type DetectionInput } from '../../../shared/i18n/detect.ts';
+export {
+  detectInitialLanguage,
+  ensureLanguageInitialized,
+  getLanguage,
+  initLanguage,
+  languageStorageKey,
+  requestedLanguage,
+  setLanguage,
+  subscribeLanguage,
+} from './store.ts';
 export { LanguageProvider, useLanguage, type LanguageContextValue } from './react.tsx';

@@ -1,6 +1,6 @@
 import { createContext, Fragment, useContext, useMemo, useState, useSyncExternalStore, type ReactNode } from 'react';
 import { ensureLanguageInitialized, getLanguage, setLanguage, subscribeLanguage } from './store.ts';
-import { getLanguageInfo, languages, type Language, type LanguageCode } from './languages.ts';
+import { getLanguageInfo, languages, type Language, type LanguageCode } from '../../../shared/i18n/languages.ts';
 
 export type LanguageContextValue = {
   /** The current language's code, e.g. 'pt-BR'. */

@@ -1,6 +1,6 @@
 import { setLocale } from '../../paraglide/runtime.js';
-import { detectLanguage } from './detect.ts';
-import { baseLanguage, findLanguage, getLanguageInfo, type LanguageCode } from './languages.ts';
+import { detectLanguage } from '../../../shared/i18n/detect.ts';
+import { baseLanguage, findLanguage, getLanguageInfo, type LanguageCode } from '../../../shared/i18n/languages.ts';
 
 /** localStorage key of the chosen language (spec §4). */
 export const languageStorageKey = 'lang';
@@ -36,17 +36,43 @@ function apply(code: LanguageCode): void {
   }
 }
 
-/** The language from storage and the browser, as spec §4 orders them (see detectLanguage). */
+/** The `lang` query parameter of the page's address (public pages link their languages as `?lang=de`). */
+export function requestedLanguage(): string | null {
+  try {
+    return typeof location === 'undefined' ? null : new URLSearchParams(location.search).get(languageStorageKey);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The address's `?lang=` changed to the user's choice (kept shareable and in step: a reload must not
+ * bring back the language the address named before), without a navigation.
+ */
+function followChoiceInAddress(code: LanguageCode): void {
+  try {
+    if (typeof location === 'undefined' || typeof history === 'undefined') return;
+    const url = new URL(location.href);
+    if (!url.searchParams.has(languageStorageKey) || url.searchParams.get(languageStorageKey) === code) return;
+    url.searchParams.set(languageStorageKey, code);
+    history.replaceState(history.state, '', url);
+  } catch {
+    // Not in a page with an address (tests): nothing to follow.
+  }
+}
+
+/** The language from the address, storage and the browser, in that order (see detectLanguage). */
 export function detectInitialLanguage(): LanguageCode {
   const browser = typeof navigator === 'undefined' ? undefined : navigator;
   return detectLanguage({
+    requested: requestedLanguage(),
     stored: readStoredLanguage(),
     browserLanguages: browser?.languages,
     browserLanguage: browser?.language,
   });
 }
 
-/** Call once before the first render: applies the detected language without storing it. */
+/** Call once before the first render: applies the detected language without storing it (`?lang=` included). */
 export function initLanguage(): LanguageCode {
   const code = detectInitialLanguage();
   initialized = true;
@@ -71,6 +97,7 @@ export function setLanguage(code: string): boolean {
   const language = findLanguage(code);
   if (!language) return false;
   writeStoredLanguage(language.code);
+  followChoiceInAddress(language.code);
   initialized = true;
   const changed = language.code !== current;
   apply(language.code);

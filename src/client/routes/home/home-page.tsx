@@ -1,3 +1,4 @@
+import { useMemo } from 'react';
 import { Link } from 'wouter';
 import { app_tagline } from '../../paraglide/messages/app_tagline.js';
 import { home_description } from '../../paraglide/messages/home_description.js';
@@ -13,7 +14,8 @@ import { home_store_link } from '../../paraglide/messages/home_store_link.js';
 import { home_title } from '../../paraglide/messages/home_title.js';
 import { home_visitor_call } from '../../paraglide/messages/home_visitor_call.js';
 import { home_welcome } from '../../paraglide/messages/home_welcome.js';
-import { Page } from '../../components/page.tsx';
+import { Page, usePageMetaContext } from '../../components/page.tsx';
+import { simplePageMeta } from '../../../shared/store/page-meta.ts';
 import { rememberReturnTo } from '../../lib/auth/return-to.ts';
 import { useAuth } from '../../lib/auth/auth.tsx';
 
@@ -24,8 +26,11 @@ const m = { app_tagline, home_description, home_heading, home_profile_hint, home
 /** Spec §2 home: links to projects and profile when signed in; the description and sign-in links otherwise. */
 export default function HomePage() {
   const auth = useAuth();
+  // The head the server writes for '/' (issue 21), kept when the app comes back here.
+  const metaContext = usePageMetaContext();
+  const meta = useMemo(() => simplePageMeta('/', m.home_title(), m.home_description(), metaContext), [metaContext]);
   return (
-    <Page title={m.home_title()} breadcrumb={[]} pageClass="page_home">
+    <Page title={m.home_title()} meta={meta} breadcrumb={[]} pageClass="page_home">
       {auth.user ? (
         <>
           <h1>{m.home_welcome({ name: auth.user.title })}</h1>

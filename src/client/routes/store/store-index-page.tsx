@@ -1,5 +1,5 @@
 import { keepPreviousData } from '@tanstack/react-query';
-import { useEffect, useId, useRef, useState } from 'react';
+import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'wouter';
 import { store_index_clear } from '../../paraglide/messages/store_index_clear.js';
 import { store_index_empty } from '../../paraglide/messages/store_index_empty.js';
@@ -12,11 +12,12 @@ import { store_index_search_hint } from '../../paraglide/messages/store_index_se
 import { store_index_search_label } from '../../paraglide/messages/store_index_search_label.js';
 import { store_index_searching } from '../../paraglide/messages/store_index_searching.js';
 import { store_title } from '../../paraglide/messages/store_title.js';
-import { homeCrumb, Page } from '../../components/page.tsx';
+import { homeCrumb, Page, usePageMetaContext } from '../../components/page.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useInstance } from '../../lib/instance.ts';
 import { useLanguage } from '../../lib/i18n/react.tsx';
 import { trpc } from '../../lib/trpc.ts';
+import { simplePageMeta } from '../../../shared/store/page-meta.ts';
 import { StoreCard } from './store-card.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -50,6 +51,9 @@ export const searchParam = 'q';
  */
 export default function StoreIndexPage() {
   const { appName } = useInstance();
+  // The head the server writes for /store (issue 21): canonical without the search, which stays in the address.
+  const metaContext = usePageMetaContext();
+  const meta = useMemo(() => simplePageMeta('/store', m.store_title(), m.store_index_intro({ appName }), metaContext), [appName, metaContext]);
   const { language } = useLanguage();
   const [params, setParams] = useSearchParams();
   const urlQuery = params.get(searchParam) ?? '';
@@ -105,7 +109,7 @@ export default function StoreIndexPage() {
   }, [items.length]);
 
   return (
-    <Page title={m.store_title()} breadcrumb={[homeCrumb(), { label: m.store_title() }]} pageClass="page_store_index">
+    <Page title={m.store_title()} meta={meta} breadcrumb={[homeCrumb(), { label: m.store_title() }]} pageClass="page_store_index">
       <div className="store_index_head">
         <div>
           <h1>{m.store_title()}</h1>

@@ -1,8 +1,10 @@
+import { useMemo } from 'react';
 import { Link } from 'wouter';
 import { play_page_back_store } from '../../paraglide/messages/play_page_back_store.js';
 import { play_page_title } from '../../paraglide/messages/play_page_title.js';
 import { store_title } from '../../paraglide/messages/store_title.js';
-import { homeCrumb, Page, type Crumb } from '../../components/page.tsx';
+import { homeCrumb, Page, usePageMetaContext, type Crumb } from '../../components/page.tsx';
+import { storePlayMeta } from '../../../shared/store/store-meta.ts';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { toDisplayError } from '../../lib/errors.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -11,6 +13,7 @@ import { storeHref } from '../projects/links.ts';
 import { WEB_TAG } from '../projects/package/package-launchers.tsx';
 import { NotPlayable, PlayView, playUrlQueryOptions } from '../projects/package/play-view.tsx';
 import type { ViewProps } from '../routes.ts';
+import { storeMetaTexts } from './store-meta-texts.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -34,6 +37,12 @@ export default function StorePlayPage({ params }: ViewProps) {
     { project: projectId, branch: branchId, package: packageId },
     { enabled: isWeb, ...playUrlQueryOptions },
   );
+  // The head the server writes for a web package's play page (issue 21).
+  const metaContext = usePageMetaContext();
+  const meta = useMemo(
+    () => (store.data && pkg && isWeb ? storePlayMeta(store.data, branchId, pkg.id, m.play_page_title({ title: pkg.title }), metaContext, storeMetaTexts()) : undefined),
+    [store.data, pkg, isWeb, branchId, metaContext],
+  );
   const isNotFound = (error: unknown) => error !== null && toDisplayError(error).code === 'not_found';
   if (isNotFound(store.error) || isNotFound(playUrl.error) || (store.data && !listed)) return <NotFound />;
 
@@ -48,7 +57,7 @@ export default function StorePlayPage({ params }: ViewProps) {
     </Link>
   );
   return (
-    <Page title={title ? m.play_page_title({ title }) : (store.data?.title ?? m.store_title())} breadcrumb={crumbs} pageClass="page_package_play">
+    <Page title={title ? m.play_page_title({ title }) : (store.data?.title ?? m.store_title())} meta={meta} breadcrumb={crumbs} pageClass="page_package_play">
       {title === undefined ? (
         error ? (
           <ErrorState error={error} onRetry={() => void store.refetch()} />

@@ -4,19 +4,22 @@ import { store_description_heading } from '../../paraglide/messages/store_descri
 import { store_third_party } from '../../paraglide/messages/store_third_party.js';
 import { store_title } from '../../paraglide/messages/store_title.js';
 import { MarkdownView } from '../../components/markdown-view.tsx';
-import { homeCrumb, Page, type Crumb } from '../../components/page.tsx';
+import { useMemo } from 'react';
+import { homeCrumb, Page, usePageMetaContext, type Crumb } from '../../components/page.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { imageSources } from '../../lib/content-image-sources.ts';
 import { toDisplayError } from '../../lib/errors.ts';
 import { useInstance } from '../../lib/instance.ts';
 import { trpc } from '../../lib/trpc.ts';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
+import { storeProjectMeta } from '../../../shared/store/store-meta.ts';
 import NotFound from '../not-found/not-found-page.tsx';
 import type { ViewProps } from '../routes.ts';
 import { StoreActions } from './store-actions.tsx';
 import { StoreBranches } from './store-branches.tsx';
 import { StoreGallery } from './store-gallery.tsx';
 import { StoreOwner } from './store-owner.tsx';
+import { storeMetaTexts } from './store-meta-texts.ts';
 import { StorePrimaryAction } from './store-primary-action.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -34,6 +37,9 @@ const storeCrumb = (): Crumb => ({ label: m.store_title(), href: '/store' });
 export default function StoreProjectPage({ params }: ViewProps) {
   const projectId = params.project ?? '';
   const query = trpc.store.project.useQuery({ project: projectId });
+  // The head the server wrote for this page (issue 21), built the same way from the same data.
+  const metaContext = usePageMetaContext();
+  const meta = useMemo(() => (query.data ? storeProjectMeta(query.data, metaContext, storeMetaTexts()) : undefined), [query.data, metaContext]);
   if (query.error && toDisplayError(query.error).code === 'not_found') return <NotFound />;
   const project = query.data;
   if (!project) {
@@ -44,7 +50,7 @@ export default function StoreProjectPage({ params }: ViewProps) {
     );
   }
   return (
-    <Page title={project.title} breadcrumb={[homeCrumb(), storeCrumb(), { label: project.title }]} pageClass="page_store_project">
+    <Page title={project.title} meta={meta} breadcrumb={[homeCrumb(), storeCrumb(), { label: project.title }]} pageClass="page_store_project">
       <StoreCover project={project} />
       <div className="store_intro">
         <div className="store_header">

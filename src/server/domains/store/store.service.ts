@@ -1,5 +1,7 @@
 import { and, asc, desc, eq, inArray, ne, sql } from 'drizzle-orm';
+import { languageCodes } from '../../../shared/i18n/languages.ts';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
+import { pageUrl } from '../../../shared/store/page-meta.ts';
 import { branches, branchVersions, credentials, packages, projects, projectUsers, users, versionPackages, versions } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
@@ -111,9 +113,19 @@ function lastmodOf(date: Date): string {
 }
 
 /**
+ * A sitemap entry: its address, lastmod, and the same page in every language of the interface
+ * (`?lang=`, as the pages' own hreflang links say) plus x-default, the address without a language.
+ */
+function sitemapUrl(base: string, path: string, lastmod: string | null): string {
+  const alternates = [...languageCodes.map((code) => ({ hreflang: code, href: pageUrl(base, path, code) })), { hreflang: 'x-default', href: pageUrl(base, path) }];
+  const links = alternates.map((alternate) => `<xhtml:link rel="alternate" hreflang="${alternate.hreflang}" href="${escapeXml(alternate.href)}"/>`).join('');
+  return `  <url><loc>${escapeXml(pageUrl(base, path))}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ''}${links}</url>`;
+}
+
+/**
  * GET /store/sitemap.xml: the store index (/store, lastmod: its newest update), then one URL per public
  * project's store page, with the last publish to one of its public branches as lastmod (branches have
- * no page of their own).
+ * no page of their own); each with its language alternates (issue 21).
  */
 export async function getStoreSitemap(deps: Deps, baseUrl: string): Promise<string> {
   const rows = await deps.db
@@ -128,11 +140,6 @@ export async function getStoreSitemap(deps: Deps, baseUrl: string): Promise<stri
     .orderBy(asc(projects.createdAt), asc(projects.id));
   const base = baseUrl.replace(/\/+$/, '');
   const newest = await newestStoreIndexUpdate(deps);
-  const indexUrl = `  <url><loc>${escapeXml(`${base}/store`)}</loc>${newest ? `<lastmod>${lastmodOf(newest)}</lastmod>` : ''}</url>`;
-  const projectUrls = rows.map((row) => {
-    const lastmod = row.lastPublished ? `<lastmod>${row.lastPublished}</lastmod>` : '';
-    return `  <url><loc>${escapeXml(`${base}/store/${encodeURIComponent(row.id)}`)}</loc>${lastmod}</url>`;
-  });
-  const urls = [indexUrl, ...projectUrls];
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${urls.join('\n')}\n</urlset>\n`;
+  const urls = [sitemapUrl(base, '/store', newest ? lastmodOf(newest) : null), ...rows.map((row) => sitemapUrl(base, `/store/${encodeURIComponent(row.id)}`, row.lastPublished))];
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n${urls.join('\n')}\n</urlset>\n`;
 }

@@ -36,6 +36,11 @@ export function matchBrowserLanguage(tag: string): LanguageCode | undefined {
 }
 
 export type DetectionInput = {
+  /**
+   * The language the address asks for (`?lang=de`: the hreflang alternates of public pages, issue 21);
+   * it wins over the stored one for this page, without being stored.
+   */
+  requested?: string | null;
   /** The value stored under localStorage `lang`, if any. */
   stored?: string | null;
   /** navigator.languages, most preferred first. */
@@ -45,11 +50,14 @@ export type DetectionInput = {
 };
 
 /**
- * Spec §4: the stored language if it is one of ours, else the first browser language we have (each
- * tried exactly, then by its 2-letter prefix, before the next, less preferred one), else en.
+ * The language the address asks for (`?lang=`) if it is one of ours; then spec §4: the stored language
+ * if it is one of ours, else the first browser language we have (each tried exactly, then by its
+ * 2-letter prefix, before the next, less preferred one), else en.
  * ['en-GB', 'de'] gives en: the user prefers English, even though only 'de' is an exact match.
  */
 export function detectLanguage(input: DetectionInput): LanguageCode {
+  const requested = input.requested ? findLanguage(input.requested) : undefined;
+  if (requested) return requested.code;
   const stored = input.stored ? findLanguage(input.stored) : undefined;
   if (stored) return stored.code;
   const preferred = input.browserLanguages?.length ? input.browserLanguages : input.browserLanguage ? [input.browserLanguage] : [];
