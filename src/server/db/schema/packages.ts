@@ -36,7 +36,7 @@ export const packages = pgTable(
     totalSize: bigint('total_size', { mode: 'number' }),
     /** Sum of compressedSize of its distinct chunks. */
     storedSize: bigint('stored_size', { mode: 'number' }),
-    /** 0 none, 1 zstd: which chunks/{raw|zstd}/ folder its chunks live in. */
+    /** 0 none, 1 zstd: how its chunks are stored (stored_chunks.compression; legacy chunk blobs: the chunks/{raw|zstd}/ folder). */
     compression: smallint('compression'),
     chunkCount: integer('chunk_count'),
     error: text('error'),
