@@ -73,4 +73,20 @@ describe('the process surface', () => {
       expect(await response.text()).toContain('<div id="root">');
     }
   });
+
+  test('/favicon.ico is the built icon (crawlers ask for it without reading the page), not the page', async () => {
+    const response = await server.fetch('/favicon.ico');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toStartWith('image/');
+    expect(response.headers.get('cache-control')).toBe('public, max-age=86400');
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    // An ICO file: reserved 0, type 1 (icon), at least one image.
+    expect([...bytes.subarray(0, 4)]).toEqual([0, 0, 1, 0]);
+    expect(bytes[4]! + bytes[5]! * 256).toBeGreaterThan(0);
+    const page = await (await server.fetch('/')).text();
+    const linked = /<link rel="icon" href="([^"]+\.ico)"/.exec(page)?.[1];
+    expect(linked).toBeDefined();
+    expect(new Uint8Array(await (await server.fetch(linked!)).arrayBuffer())).toEqual(bytes);
+    expect((await server.fetch('/favicon.ico', { headers: { 'if-none-match': response.headers.get('etag')! } })).status).toBe(304);
+  });
 });

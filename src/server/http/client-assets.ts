@@ -93,6 +93,12 @@ export function clientRoutes<Bundle extends HtmlImport>(htmlImport: Bundle, opti
       const path = url.pathname;
       const asset = built.assets.get(path);
       if (asset) return serveAsset(path, asset, request, security, gzipped);
+      // Crawlers and some browsers ask for /favicon.ico without reading the page: the built ICO, under
+      // a name that does not change with its content (so cached for a day, not a year).
+      if (path === '/favicon.ico') {
+        const icon = [...built.assets].find(([name]) => /^\/favicon[\w.-]*\.ico$/.test(name));
+        if (icon) return serveAsset(icon[0], icon[1], request, security, gzipped, 'public, max-age=86400');
+      }
       // A script or style of an older build: a 404, not the page, so the browser reports what is missing.
       if (/\.(js|css|map)$/.test(path)) return new Response('not found', { status: 404, headers: { ...security, 'content-type': 'text/plain;charset=utf-8' } });
       // The policy hashes the shell's own inline script; a head adds only data (JSON-LD), never a script.
@@ -119,11 +125,18 @@ export function clientRoutes<Bundle extends HtmlImport>(htmlImport: Bundle, opti
   };
 }
 
-async function serveAsset(path: string, asset: ClientAsset, request: Request, security: Record<string, string>, gzipped: Map<string, Promise<Uint8Array>>): Promise<Response> {
+async function serveAsset(
+  path: string,
+  asset: ClientAsset,
+  request: Request,
+  security: Record<string, string>,
+  gzipped: Map<string, Promise<Uint8Array>>,
+  cacheControl = 'public, max-age=31536000, immutable',
+): Promise<Response> {
   const headers: Record<string, string> = {
     ...security,
     'content-type': asset.contentType,
-    'cache-control': 'public, max-age=31536000, immutable',
+    'cache-control': cacheControl,
     etag: asset.etag,
     vary: 'accept-encoding',
   };
