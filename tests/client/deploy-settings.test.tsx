@@ -54,6 +54,21 @@ async function section(name: string): Promise<HTMLElement> {
 }
 
 const until = (check: () => void, timeout = 15_000) => untilPasses(check, timeout);
+/**
+ * The section once `check` passes on it, looked up again at every try: the list's refetch after a change
+ * may render the section anew, and an element kept from before would never show the change.
+ */
+async function sectionWhere(name: string, check: (section: HTMLElement) => void): Promise<HTMLElement> {
+  let found: HTMLElement | undefined;
+  await until(() => {
+    found = [...document.querySelectorAll('section > h2')].find((heading) => heading.textContent === name)?.closest('section') ?? undefined;
+    expect(found).toBeDefined();
+    check(found!);
+  });
+  return found!;
+}
+const siteCount = (count: number) => (section: HTMLElement) => expect(section.querySelectorAll('li.deploy_site_item')).toHaveLength(count);
+const someSite = (section: HTMLElement) => expect(section.querySelector('li.deploy_site_item')).not.toBeNull();
 /** The element matching a selector once it is there. */
 async function appeared(root: ParentNode, selector: string): Promise<HTMLElement> {
   let found: HTMLElement | null = null;
@@ -161,8 +176,8 @@ describe('deploy sites on the manage page', () => {
     expect(add.disabled).toBe(false);
     click(add);
     await dialogClosed();
-    let sites = await section('Deploy sites');
-    const first = await appeared(sites, 'li.deploy_site_item');
+    let sites = await sectionWhere('Deploy sites', someSite);
+    const first = sites.querySelector<HTMLElement>('li.deploy_site_item')!;
     expect(first.querySelector('.item_title')?.textContent).toBe('teamdev/game');
     expect(first.textContent).toContain('Deploy credential Key 1 (');
 
@@ -179,8 +194,7 @@ describe('deploy sites on the manage page', () => {
     expect(addAgain.disabled).toBe(false);
     click(addAgain);
     await dialogClosed();
-    sites = await section('Deploy sites');
-    await until(() => expect(sites.querySelectorAll('li.deploy_site_item')).toHaveLength(2));
+    sites = await sectionWhere('Deploy sites', siteCount(2));
     expect([...sites.querySelectorAll('li .item_title')].map((item) => item.textContent)).toEqual(['teamdev/game', 'teamdev/second']);
     // The same site again: the server's refusal stays in the dialog.
     dialog = await openAddSite();
@@ -193,23 +207,21 @@ describe('deploy sites on the manage page', () => {
 
   test('a developer sees the sites but neither Add nor Delete', async () => {
     openApp(managePath(), team.developer.token);
-    const sites = await section('Deploy sites');
-    await appeared(sites, 'li.deploy_site_item');
+    const sites = await sectionWhere('Deploy sites', someSite);
     expect(within(sites).queryByRole('button', { name: 'Add deploy site' })).toBeNull();
     expect(within(sites).queryByRole('button', { name: /Delete/ })).toBeNull();
   });
 
   test('the owner deletes a site after a danger confirmation naming it', async () => {
     openApp(managePath(), team.owner.token);
-    const sites = await section('Deploy sites');
-    await until(() => expect(sites.querySelectorAll('li.deploy_site_item')).toHaveLength(2));
+    const sites = await sectionWhere('Deploy sites', siteCount(2));
     click(within(sites).getByRole('button', { name: 'Delete: teamdev/second' }));
     const confirm = await appeared(document, 'dialog');
     expect(confirm.textContent).toContain('Delete deploy site?');
     expect(confirm.textContent).toContain('Versions of this project can no longer be deployed to teamdev/second.');
     expect(confirm.className).toContain('dialog_danger');
     click(within(confirm).getByRole('button', { name: 'Delete' }));
-    await until(() => expect(sites.querySelectorAll('li.deploy_site_item')).toHaveLength(1));
+    await sectionWhere('Deploy sites', siteCount(1));
     const listed = await server.trpc(team.owner.token).deploys.sites.list.query({ project: team.project.id });
     expect(listed.map((site) => site.site)).toEqual(['teamdev/game']);
   });
