@@ -89,4 +89,20 @@ describe('the process surface', () => {
     expect(new Uint8Array(await (await server.fetch(linked!)).arrayBuffer())).toEqual(bytes);
     expect((await server.fetch('/favicon.ico', { headers: { 'if-none-match': response.headers.get('etag')! } })).status).toBe(304);
   });
+
+  test('/robots.txt and /favicon.ico ignore hostile input: queries with NUL and control characters, huge and nested bodies, any caller', async () => {
+    const robots = await (await server.fetch('/robots.txt')).text();
+    const icon = new Uint8Array(await (await server.fetch('/favicon.ico')).arrayBuffer());
+    const nested = '['.repeat(100_000) + ']'.repeat(100_000);
+    for (const query of ['', '?a=%00', '?lang=%01%7f', `?x=${'y'.repeat(8000)}`]) {
+      for (const init of [{}, { token: 'not-a-token' }, { method: 'POST', body: nested }, { method: 'POST', body: 'x'.repeat(2_000_000) }]) {
+        const text = await server.fetch(`/robots.txt${query}`, init);
+        expect(text.status).toBeLessThan(500);
+        if (text.status === 200) expect(await text.text()).toBe(robots);
+        const favicon = await server.fetch(`/favicon.ico${query}`, init);
+        expect(favicon.status).toBeLessThan(500);
+        if (favicon.status === 200) expect(new Uint8Array(await favicon.arrayBuffer())).toEqual(icon);
+      }
+    }
+  });
 });
