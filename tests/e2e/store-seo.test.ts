@@ -74,7 +74,7 @@ test('the SEO audits Lighthouse scores pass on the store page, the store index, 
   const pages = [
     { path: storePath(game.project.id), ready: 'main.page_store_project h1' },
     { path: '/store', ready: 'main.page_store_index .store_card_link' },
-    { path: `/store/${game.project.id}/${game.branch}/${game.packages.web}/play`, ready: 'main.page_package_play' },
+    { path: `/store/${game.project.id}/${game.branch}/${game.packages.web}/play`, ready: 'main.page_package_play .play_header' },
     { path: '/', ready: 'main.page_home' },
   ];
   for (const { path, ready } of pages) {
@@ -83,6 +83,37 @@ test('the SEO audits Lighthouse scores pass on the store page, the store index, 
     const audits = await seoAudits(page, response);
     expect([path, audits.filter((audit) => !audit.passed)]).toEqual([path, []]);
     expect(audits.map((audit) => audit.id)).toEqual(['document-title', 'meta-description', 'http-status-code', 'is-crawlable', 'link-text', 'crawlable-anchors', 'robots-txt', 'image-alt', 'hreflang', 'canonical']);
+  }
+  await context.close();
+});
+
+test('while a store or play page loads its data, the head the server wrote stays: a crawler running script never catches it bare', async () => {
+  const { context, page } = await e2e.open();
+  // Hold the store's data until the head has been read on the loading screen.
+  let release = () => {};
+  let held = Promise.resolve();
+  await page.route(/\/trpc\/[^?]*store\.project/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  for (const { path, screen, loaded } of [
+    { path: storePath(game.project.id), screen: 'main.page_store_project', loaded: 'main.page_store_project h1' },
+    { path: `/store/${game.project.id}/${game.branch}/${game.packages.web}/play`, screen: 'main.page_package_play', loaded: 'main.page_package_play .play_header' },
+  ]) {
+    held = new Promise<void>((resolve) => (release = resolve));
+    await page.goto(path, { waitUntil: 'domcontentloaded' });
+    // The screen's own loading state (not the lazy chunk's fallback), and its effects run.
+    await page.locator(`${screen} .state_loading`).waitFor();
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 100))));
+    const loading = await readHead(page);
+    // The server's own title for this page, not the loading screen's generic one.
+    expect(loading.title).not.toBe(`${en('store_title')} - Cartridge`);
+    expect(loading.description).toBe('A cosy mining game: dig, trade and fly between twelve asteroids.');
+    expect(loading.canonical).toBe(`${e2e.baseURL}${path}`);
+    expect(loading.counts).toEqual([1, 1, 1]);
+    release();
+    await page.locator(loaded).waitFor();
+    expect(await readHead(page)).toEqual(loading);
   }
   await context.close();
 });

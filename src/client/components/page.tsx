@@ -4,7 +4,7 @@ import { breadcrumb_label } from '../paraglide/messages/breadcrumb_label.js';
 import { nav_home } from '../paraglide/messages/nav_home.js';
 import { findLanguage, getLanguage, languageCodes, requestedLanguage } from '../lib/i18n/index.ts';
 import { useInstance } from '../lib/instance.ts';
-import { applyPageMeta } from '../lib/page-meta.ts';
+import { applyPageMeta, META_LOADING, type ScreenMeta } from '../lib/page-meta.ts';
 import { documentTitle, type PageMeta, type PageMetaContext } from '../../shared/store/page-meta.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -18,12 +18,13 @@ export function pageTitle(title: string, appName: string): string {
   return documentTitle(title, appName);
 }
 
-export function useDocumentTitle(title: string, meta?: PageMeta): void {
+export function useDocumentTitle(title: string, meta?: ScreenMeta): void {
   const { appName } = useInstance();
   // Compared by content: a screen re-rendering with the same meta leaves the head alone.
-  const metaKey = meta ? JSON.stringify(meta) : '';
+  const metaKey = typeof meta === 'object' ? JSON.stringify(meta) : (meta ?? '');
   useEffect(() => {
-    applyPageMeta(pageTitle(title, appName), metaKey ? (JSON.parse(metaKey) as PageMeta) : undefined);
+    const screenMeta = metaKey.startsWith('{') ? (JSON.parse(metaKey) as PageMeta) : metaKey === META_LOADING ? META_LOADING : undefined;
+    applyPageMeta(pageTitle(title, appName), screenMeta);
   }, [title, appName, metaKey]);
 }
 
@@ -44,10 +45,10 @@ export function usePageMetaContext(): PageMetaContext {
 
 /**
  * Every screen's root: sets the document title (and the page meta of public screens: `meta`, issue 21;
- * without it the previous screen's goes), shows the breadcrumb (it follows the page direction: a flex
+ * without it the previous screen's goes; META_LOADING while its data loads keeps the server's), shows the breadcrumb (it follows the page direction: a flex
  * row with logical spacing, separators flipped in RTL) and carries the page style class.
  */
-export function Page({ title, meta, breadcrumb, pageClass, children }: { title: string; meta?: PageMeta; breadcrumb: Crumb[]; pageClass: string; children: ReactNode }) {
+export function Page({ title, meta, breadcrumb, pageClass, children }: { title: string; meta?: ScreenMeta; breadcrumb: Crumb[]; pageClass: string; children: ReactNode }) {
   useDocumentTitle(title, meta);
   return (
     <main id="content" className={`page ${pageClass}`} tabIndex={-1}>

@@ -55,9 +55,30 @@ function elementsOf(meta: PageMeta): HTMLElement[] {
   return nodes;
 }
 
+/**
+ * A public screen still loading the data its meta comes from: the head the server wrote for this very
+ * address stays as it is (a crawler that runs script must not catch the page between the two), while a
+ * head left by another screen goes, as for a page without meta.
+ */
+export const META_LOADING = 'loading';
+export type ScreenMeta = PageMeta | typeof META_LOADING | undefined;
+
+/** Whether the head's canonical link names the address on screen (the server wrote it for this page). */
+function headIsForThisAddress(): boolean {
+  const href = document.head.querySelector('link[rel="canonical"]')?.getAttribute('href');
+  if (!href) return false;
+  try {
+    return new URL(href, location.href).pathname === location.pathname;
+  } catch {
+    return false;
+  }
+}
+
 /** Sets the document's title and its page meta (removing what a page without meta must not keep). */
-export function applyPageMeta(title: string, meta: PageMeta | undefined): void {
+export function applyPageMeta(title: string, screenMeta: ScreenMeta): void {
   if (typeof document === 'undefined') return;
+  if (screenMeta === META_LOADING && headIsForThisAddress()) return;
+  const meta = screenMeta === META_LOADING ? undefined : screenMeta;
   const wanted = meta?.title ?? title;
   if (document.title !== wanted) document.title = wanted;
   const present = [...document.head.querySelectorAll(managed)];

@@ -7,6 +7,7 @@ import { homeCrumb, Page, usePageMetaContext, type Crumb } from '../../component
 import { storePlayMeta } from '../../../shared/store/store-meta.ts';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { toDisplayError } from '../../lib/errors.ts';
+import { META_LOADING } from '../../lib/page-meta.ts';
 import { trpc } from '../../lib/trpc.ts';
 import NotFound from '../not-found/not-found-page.tsx';
 import { storeHref } from '../projects/links.ts';
@@ -43,6 +44,7 @@ export default function StorePlayPage({ params }: ViewProps) {
     () => (store.data && pkg && isWeb ? storePlayMeta(store.data, branchId, pkg.id, m.play_page_title({ title: pkg.title }), metaContext, storeMetaTexts()) : undefined),
     [store.data, pkg, isWeb, branchId, metaContext],
   );
+  const screenMeta = meta ?? (store.isPending ? META_LOADING : undefined);
   const isNotFound = (error: unknown) => error !== null && toDisplayError(error).code === 'not_found';
   if (isNotFound(store.error) || isNotFound(playUrl.error) || (store.data && !listed)) return <NotFound />;
 
@@ -57,7 +59,7 @@ export default function StorePlayPage({ params }: ViewProps) {
     </Link>
   );
   return (
-    <Page title={title ? m.play_page_title({ title }) : (store.data?.title ?? m.store_title())} meta={meta} breadcrumb={crumbs} pageClass="page_package_play">
+    <Page title={title ? m.play_page_title({ title }) : (store.data?.title ?? m.store_title())} meta={screenMeta} breadcrumb={crumbs} pageClass="page_package_play">
       {title === undefined ? (
         error ? (
           <ErrorState error={error} onRetry={() => void store.refetch()} />

@@ -8,6 +8,7 @@ import { useMemo } from 'react';
 import { homeCrumb, Page, usePageMetaContext, type Crumb } from '../../components/page.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { imageSources } from '../../lib/content-image-sources.ts';
+import { META_LOADING } from '../../lib/page-meta.ts';
 import { toDisplayError } from '../../lib/errors.ts';
 import { useInstance } from '../../lib/instance.ts';
 import { trpc } from '../../lib/trpc.ts';
@@ -44,7 +45,7 @@ export default function StoreProjectPage({ params }: ViewProps) {
   const project = query.data;
   if (!project) {
     return (
-      <Page title={m.store_title()} breadcrumb={[homeCrumb(), storeCrumb()]} pageClass="page_store_project">
+      <Page title={m.store_title()} meta={query.error ? undefined : META_LOADING} breadcrumb={[homeCrumb(), storeCrumb()]} pageClass="page_store_project">
         {query.error ? <ErrorState error={query.error} onRetry={() => void query.refetch()} /> : <LoadingState />}
       </Page>
     );
