@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import { createKeyring } from './crypto/index.ts';
+import { checkInstanceKey } from './crypto/instance-key.ts';
 import { openDatabase, pgliteDirOf } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
@@ -7,7 +8,7 @@ import { createJobSignal } from './jobs/signal.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createBlobStore, createFileCache } from './storage/index.ts';
 
-/** Composition root minus listening: config → database (migrated) → storage → deps. */
+/** Composition root minus listening: config → database (migrated, its key checked) → storage → deps. */
 export async function bootDeps(config: Config, options: { log?: Logger; pgliteTemplate?: Blob; inMemoryPglite?: boolean } = {}): Promise<Deps> {
   const log = options.log ?? createLogger(config.logLevel);
   const database = await openDatabase({
@@ -17,6 +18,9 @@ export async function bootDeps(config: Config, options: { log?: Logger; pgliteTe
   });
   try {
     await migrateDatabase(database);
+    // A process with another SECRET_KEY than the instance's others refuses to start (ConfigError).
+    const key = await checkInstanceKey(database.db, { secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
+    if (key.outcome !== 'same') log.info(key.outcome === 'rotated' ? 'secret key rotated' : 'secret key recorded', { keyId: key.keyId });
   } catch (error) {
     await database.close();
     throw error;

@@ -28,7 +28,15 @@ try {
   process.exit(2);
 }
 
-const deps = await bootDeps(config);
+let deps: Awaited<ReturnType<typeof bootDeps>>;
+try {
+  deps = await bootDeps(config);
+} catch (error) {
+  // Another SECRET_KEY than the instance's: one sentence, like a bad setting.
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`cartridge: ${error.message}`);
+  process.exit(2);
+}
 let server: ReturnType<typeof startServer>;
 try {
   server = startServer(deps, { port: config.port, hostname: config.host, development: process.env.NODE_ENV === 'development', buildClientNow: true });

@@ -2,6 +2,7 @@ import { ZodError } from 'zod';
 import { ConfigError, loadConfig } from '../config.ts';
 import { openDatabase, pgliteDirOf, type Database } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
+import { adoptInstanceKey } from '../crypto/instance-key.ts';
 import { applyPrivilegeChange } from '../domains/admin/privileges.service.ts';
 import { addMachineRecord, listMachineRecords, revokeMachineRecord } from '../domains/cloud-play/machines.service.ts';
 import type { CloudMachine } from '../../shared/schemas/cloud-play.ts';
@@ -22,6 +23,9 @@ export const adminUsage = `Usage:
                                           into DIR (new or empty); PostgreSQL while the server runs
   cartridge admin restore DIR [--force]   restore a backup into an empty database and blob store
                                           (--force replaces what is there), then migrate
+  cartridge admin adopt-secret-key        make this SECRET_KEY the instance's key (processes started
+                                          with another one refuse to start; what an old key sealed
+                                          no longer opens unless it is SECRET_KEY_PREVIOUS)
 Privileges: create_project, store_publish, cloud_play.
 Talks to the instance database named by DATABASE_URL or DATA_DIR (stop a PGlite server first:
 an embedded database opens in one process at a time) and the blob store of STORAGE_URL.
@@ -46,6 +50,14 @@ async function changePrivilege(action: 'grant' | 'revoke', user: string, privile
   await withInstanceDatabase(async (db) => {
     const result = await applyPrivilegeChange(db, { user, privilege }, action);
     out.stdout(`${result.title} (${result.name ?? result.id}): ${result.privileges.join(', ') || 'no privileges'}\n`);
+  });
+}
+
+async function adoptSecretKey(out: CommandOutput): Promise<void> {
+  const { secretKey } = loadConfig();
+  await withInstanceDatabase(async (db) => {
+    const { keyId, previousKeyId } = await adoptInstanceKey(db, secretKey);
+    out.stdout(previousKeyId === keyId ? `The instance already uses this SECRET_KEY (key id ${keyId}).\n` : `The instance key is now key id ${keyId}${previousKeyId ? ` (was ${previousKeyId})` : ''}: start every process with this SECRET_KEY.\n`);
   });
 }
 
@@ -75,6 +87,7 @@ async function machineCommand(args: string[], out: CommandOutput): Promise<void>
 function isUsage(args: string[]): boolean {
   const [action, first, second] = args;
   if (action === 'grant' || action === 'revoke') return Boolean(first && second) && args.length === 3;
+  if (action === 'adopt-secret-key') return args.length === 1;
   if (action === 'backup') return args.length === 2 && Boolean(first) && !first!.startsWith('-');
   if (action === 'restore') {
     const rest = args.slice(1);
@@ -95,6 +108,7 @@ export async function runAdminCommand(args: string[], out: CommandOutput): Promi
   const [action, user, privilege] = args as [string, string, string];
   try {
     if (action === 'machine') await machineCommand(args.slice(1), out);
+    else if (action === 'adopt-secret-key') await adoptSecretKey(out);
     else if (action === 'backup') await runBackup(user, out);
     else if (action === 'restore') await runRestore(args.slice(1).find((arg) => !arg.startsWith('-'))!, { force: args.includes('--force') }, out);
     else await changePrivilege(action as 'grant' | 'revoke', user, privilege, out);

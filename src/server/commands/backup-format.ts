@@ -1,10 +1,8 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { deriveKey } from '../crypto/derive-key.ts';
-import { sealingPurpose } from '../crypto/purposes.ts';
+import { secretKeyId } from '../crypto/sealing.ts';
 
 /**
  * The backup folder of `cartridge admin backup DIR` (backup.ts) and `restore DIR` (restore.ts):
@@ -79,13 +77,10 @@ export class BackupRefusal extends Error {
 }
 
 /**
- * The id sealed values name their key by (crypto/sealing.ts: the first 6 bytes of the SHA-256 of the
- * sealing key derived from SECRET_KEY). It is in every sealed value of the database already, so noting
- * it in the manifest discloses nothing the dump does not.
+ * The id sealed values name their key by (crypto/key-id.ts). It is in every sealed value of the database
+ * already, so noting it in the manifest discloses nothing the dump does not.
  */
-export function secretKeyId(secretKey: string): string {
-  return createHash('sha256').update(deriveKey(secretKey, sealingPurpose)).digest().subarray(0, 6).toString('base64url');
-}
+export { secretKeyId };
 
 /** SHA-256 (hex) and length of a file, read as a stream. */
 export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {

@@ -288,7 +288,7 @@ async function restoreSecretKey(dir: string, manifest: BackupManifest, target: T
     progress(`Warning: this backup was made with SECRET_KEY_PREVIOUS set (key id ${previousKeyId}): set it again, or what that key sealed will not open.`);
   }
   const environmentId = target.secretKeyFromEnvironment ? secretKeyId(target.secretKeyFromEnvironment) : undefined;
-  const mismatch = `SECRET_KEY is set to another key (key id ${environmentId}) than the one this backup was made with (key id ${keyId}): deploy keys stored sealed will not open and signed links change`;
+  const mismatch = `SECRET_KEY is set to another key (key id ${environmentId}) than the one this backup was made with (key id ${keyId}): the server refuses to start with it (the database records the backup's key) until \`cartridge admin adopt-secret-key\` makes it the instance key, after which deploy keys stored sealed will not open and signed links change`;
   if (source === 'file') {
     const key = await readBackupKey(dir);
     const path = join(target.config.dataDir, 'secret.key');

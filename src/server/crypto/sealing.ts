@@ -67,6 +67,14 @@ function open(keys: Map<string, SealingKey>, sealed: string): string {
   }
 }
 
+/**
+ * The id a SECRET_KEY is known by (6 bytes of the SHA-256 of the sealing key derived from it; it reveals
+ * nothing of the key): sealed values, backups and the instance's record (instance-key.ts) name it so.
+ */
+export function secretKeyId(secretKey: string): string {
+  return sealingKeyOf(secretKey).id;
+}
+
 export function createSealer(secretKey: string, previousSecretKey?: string): Sealer {
   const current = sealingKeyOf(secretKey);
   const keys = new Map<string, SealingKey>();

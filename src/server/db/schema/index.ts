@@ -7,3 +7,4 @@ export * from './cloud-play.ts';
 export * from './deploys.ts';
 export * from './content-images.ts';
 export * from './packs.ts';
+export * from './instance.ts';

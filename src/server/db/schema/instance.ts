@@ -1,0 +1,18 @@
+import { check, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+
+/**
+ * The instance's one row of facts every process must agree on. `secretKeyId`: which SECRET_KEY the
+ * processes sharing this database use, as its key id (crypto/sealing.ts secretKeyId: 6 bytes of a
+ * hash of a key derived from it; never the key). A process started with another key refuses to start
+ * (crypto/instance-key.ts) instead of failing signatures and sealed secrets at random behind a load balancer.
+ */
+export const instanceFacts = pgTable(
+  'instance_facts',
+  {
+    id: smallint('id').primaryKey().default(1),
+    secretKeyId: text('secret_key_id').notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [check('instance_facts_one_row', sql`${table.id} = 1`)],
+);
