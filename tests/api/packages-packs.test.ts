@@ -9,7 +9,8 @@ import { decodeIndex, listUniqueChunks, toHex, walkEntries, type CompressionAlgo
 import { jobs, packages, packs, storedChunks } from '../../src/server/db/schema/index.ts';
 import { chunkKey, packKey } from '../../src/server/domains/packages/blobs/blob-keys.ts';
 import { sweepStorage } from '../../src/server/domains/packages/blobs/storage-sweep.service.ts';
-import { cachedZipFile, zipFileOf } from '../../src/server/domains/packages/downloads/download-files.ts';
+import { cachedZipFile, openPackageFile, zipFileOf } from '../../src/server/domains/packages/downloads/download-files.ts';
+import { signedFileUrl } from '../../src/server/domains/packages/downloads/signed-file-url.ts';
 import { readStoredZipCrcs, zipCrcKey } from '../../src/server/domains/packages/downloads/zip/crc.ts';
 import { archiveLayout } from '../../src/server/domains/packages/downloads/zip/layout.ts';
 import type { VirtualFile } from '../../src/server/domains/packages/downloads/zip/segments.ts';
@@ -376,6 +377,53 @@ describe('the ZIP from the finalize CRC-32s', () => {
     await server.deps.fileCache.forget(pkg.id);
     const path = await cachedZipFile(server.deps, row, true);
     expect(sha256Hex(new Uint8Array(readFileSync(path!)))).toBe(sha256Hex(fromCrcs));
+  });
+});
+
+describe('files made for the download cache (copied from the packs through one reused window)', () => {
+  /** The archive's cache file, made as a large download makes it. */
+  async function archiveFile(id: string): Promise<Uint8Array> {
+    const url = new URL(signedFileUrl(server.url, server.deps.keys, id, 'archive', 'game.archive', 600));
+    const [, , , packageId, kind, expires, signature] = url.pathname.split('/');
+    const body = await openPackageFile(server.deps, { packageId: packageId!, kind: kind!, expires: expires!, signature: signature! });
+    return new Uint8Array(readFileSync((await body.file!(true))!));
+  }
+  async function zipFile(id: string): Promise<Uint8Array> {
+    return new Uint8Array(readFileSync((await cachedZipFile(server.deps, (await findPackageRow(server.deps.db, id))!, true))!));
+  }
+  /** The streamed downloads (no cache file: small bodies are generated from the chunks) against the files made. */
+  async function expectFilesEqualStreams(id: string): Promise<void> {
+    await server.deps.fileCache.forget(id);
+    const streamed = { zip: await download(id, 'zip'), archive: await download(id, 'archive') };
+    expect(sha256Hex(await zipFile(id))).toBe(sha256Hex(streamed.zip));
+    expect(sha256Hex(await archiveFile(id))).toBe(sha256Hex(streamed.archive));
+    // Without stored CRC-32s the ZIP is written in one pass that computes them on the way.
+    await server.deps.storage.delete(zipCrcKey(id));
+    await server.deps.fileCache.forget(id);
+    expect(sha256Hex(await zipFile(id))).toBe(sha256Hex(streamed.zip));
+    expect(await server.deps.storage.stat(zipCrcKey(id))).toBeDefined();
+  }
+
+  test('ZIP and archive files equal the streamed downloads: raw and zstd chunks in packs, legacy blobs, half of each', async () => {
+    const files: PackageFiles = { 'a/noise.bin': random(3 * MiB), 'a/text.txt': 'level data '.repeat(40_000), 'b/empty.txt': '', 'b/small.txt': 'small\n' };
+    for (const compression of [0, 1] as const) {
+      const pkg = await uploadPackage(files, { compression });
+      expect((await packIdsOf(pkg.id)).size).toBeGreaterThan(1);
+      await expectFilesEqualStreams(pkg.id);
+      await toLegacyLayout(pkg.id, (_, i) => i % 2 === 0);
+      await expectFilesEqualStreams(pkg.id);
+    }
+  });
+
+  test('a pack gone under cached locations (its chunks moved meanwhile) is located again, once, and the file is still right', async () => {
+    const files: PackageFiles = { 'moved/level.pak': random(3 * MiB), 'moved/notes.txt': 'notes '.repeat(20_000) };
+    const pkg = await uploadPackage(files, { compression: 1 });
+    const before = await zipFile(pkg.id); // locations now cached in this process
+    const packIds = await packIdsOf(pkg.id);
+    await toLegacyLayout(pkg.id);
+    for (const packId of packIds) await server.deps.storage.delete(packKey(packId));
+    expect(sha256Hex(await zipFile(pkg.id))).toBe(sha256Hex(before));
+    expect(await unzipped(before)).toEqual(hashesOf(files));
   });
 });
 

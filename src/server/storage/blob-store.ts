@@ -10,6 +10,14 @@ export type BlobStat = { size: number; modified: Date };
  */
 export type ByteRange = { start: number; end?: number };
 
+/** An opened blob (BlobStore.openFile). */
+export type BlobFile = {
+  readonly size: number;
+  /** Reads up to target.byteLength bytes at `position` into target; the count read (0 at the end). */
+  read(target: Uint8Array, position: number): Promise<number>;
+  close(): Promise<void>;
+};
+
 export type BlobBody = ReadableStream<Uint8Array> | Uint8Array | Blob | string;
 
 export type PresignOptions = {
@@ -44,6 +52,11 @@ export type BlobStore = {
   delete(key: string): Promise<void>;
   /** Every blob whose key starts with `prefix` (plain string prefix, '' for all), sorted by key. */
   list(prefix: string): AsyncIterable<{ key: string; size: number }>;
+  /**
+   * The blob opened for positioned reads into the caller's buffer (file store only): copies of many
+   * small ranges (chunks out of packs) without a buffer each. A missing key rejects with not_found.
+   */
+  openFile?(key: string): Promise<BlobFile>;
   /** A URL that reaches the blob without going through this process (S3 only). */
   presign?(key: string, options?: PresignOptions): string;
   close?(): Promise<void>;

@@ -33,7 +33,8 @@ export type FileCache = {
   forget(prefix: string): Promise<void>;
 };
 
-type Produce = () => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>;
+/** The file's bytes as a stream, or written by the producer itself at the handle's position (returning how many). */
+type Produce = (() => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>) | { writeInto(handle: FileHandle): Promise<number> };
 type Finish = (handle: FileHandle) => Promise<void>;
 
 const TEMPORARY = '.partial-';
@@ -139,16 +140,20 @@ export function createFileCache(options: { dir: string; maxBytes: number; bootId
     const handle = await open(temporary, 'w');
     let written = 0;
     try {
-      const reader = (await produce()).getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        // Writes are awaited one by one: at most the producer's read-ahead is held in memory.
-        for (let offset = 0; offset < value.byteLength; ) {
-          const { bytesWritten } = await handle.write(value, offset, value.byteLength - offset);
-          offset += bytesWritten;
+      if (typeof produce === 'function') {
+        const reader = (await produce()).getReader();
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          // Writes are awaited one by one: at most the producer's read-ahead is held in memory.
+          for (let offset = 0; offset < value.byteLength; ) {
+            const { bytesWritten } = await handle.write(value, offset, value.byteLength - offset);
+            offset += bytesWritten;
+          }
+          written += value.byteLength;
         }
-        written += value.byteLength;
+      } else {
+        written = await produce.writeInto(handle);
       }
       if (written !== size) throw new Error(`file cache ${key}: produced ${written} bytes, expected ${size}`);
       await finish?.(handle);

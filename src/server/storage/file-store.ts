@@ -8,6 +8,7 @@ import {
   validateBlobPrefix,
   validateByteRange,
   type BlobBody,
+  type BlobFile,
   type BlobStat,
   type BlobStore,
   type ByteRange,
@@ -116,6 +117,28 @@ export function createFileBlobStore(options: FileBlobStoreOptions): BlobStore {
         return bytes;
       } finally {
         await handle.close().catch(() => {});
+      }
+    },
+
+    async openFile(key: string): Promise<BlobFile> {
+      let handle: FileHandle;
+      try {
+        handle = await open(pathOfKey(key), 'r');
+      } catch (error) {
+        if (isMissing(error)) throw new AppError('not_found', 'Blob not found');
+        throw error;
+      }
+      try {
+        const info = await handle.stat();
+        if (!info.isFile()) throw new AppError('not_found', 'Blob not found');
+        return {
+          size: info.size,
+          read: async (target, position) => (await handle.read(target, 0, target.byteLength, position)).bytesRead,
+          close: () => handle.close(),
+        };
+      } catch (error) {
+        await handle.close().catch(() => {});
+        throw error;
       }
     },
 

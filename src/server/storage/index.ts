@@ -6,6 +6,7 @@ export {
   validateBlobPrefix,
   validateByteRange,
   type BlobBody,
+  type BlobFile,
   type BlobStat,
   type BlobStore,
   type ByteRange,

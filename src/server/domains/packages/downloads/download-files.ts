@@ -10,7 +10,10 @@ import { deltaVary, openIndexDelta, type DeltaOffer } from './index-delta.ts';
 import { parseDownloadKind, verifyFileSignature, type DownloadKind } from './signed-file-url.ts';
 import { rawChunkLoader, storedChunkLoader } from './zip/chunks.ts';
 import { loadZipCrcs, readStoredZipCrcs, storeZipCrcs } from './zip/crc.ts';
-import { onePassZip } from './zip/zip-file.ts';
+import { onePassZip, type OnePassZip } from './zip/zip-file.ts';
+import { copyVirtualFileInto } from './zip/copy-into-file.ts';
+import { openChunkCopier } from '../blobs/chunk-copier.ts';
+import type { FileHandle } from 'node:fs/promises';
 import { archiveLayout, zipLayout } from './zip/layout.ts';
 import { readVirtualRange, type VirtualFile } from './zip/segments.ts';
 
@@ -66,23 +69,54 @@ export async function cachedZipFile(
   const found = await deps.fileCache.find(key);
   if (found) return found;
   const compression = (row.compression ?? 0) as CompressionAlgorithm;
-  const load = () => rawChunkLoader(deps, row.id, compression);
-  const stream = (layout: VirtualFile) => () => readVirtualRange(layout, 0, layout.size, load());
-  if (known) return deps.fileCache.ensure(key, known.size, stream(known));
+  const produce = (layout: VirtualFile) => fileProducer(deps, row.id, compression, 'raw', layout);
+  if (known) return deps.fileCache.ensure(key, known.size, produce(known));
   const index = await readPackageIndex(deps, row.id);
   const indexHash = fromHex(row.indexHash!);
   const crcs = await readStoredZipCrcs(deps, row.id, index, indexHash);
   if (crcs) {
     const layout = zipLayout(index, crcs);
-    return deps.fileCache.ensure(key, layout.size, stream(layout));
+    return deps.fileCache.ensure(key, layout.size, produce(layout));
   }
   const pass = onePassZip(index);
   return deps.fileCache.ensure(
     key,
     pass.layout.size,
-    () => readVirtualRange(pass.layout, 0, pass.layout.size, load()).pipeThrough(pass.transform),
+    fileProducer(deps, row.id, compression, 'raw', pass.layout, pass),
     async (handle) => storeZipCrcs(deps, row.id, await pass.finish(handle), indexHash),
   );
+}
+
+/**
+ * How a download is made into the file cache: on a store that opens blobs as files, copied from the
+ * packs through reused buffers (blobs/chunk-copier.ts: no garbage per chunk); else streamed from the
+ * chunks. `pass` (a ZIP whose CRC-32s are not known yet) sees every byte on the way.
+ */
+function fileProducer(
+  deps: Pick<Deps, 'db' | 'storage'>,
+  packageId: string,
+  compression: CompressionAlgorithm,
+  bytes: 'raw' | 'stored',
+  layout: VirtualFile,
+  pass?: Pick<OnePassZip, 'feed' | 'transform'>,
+) {
+  if (deps.storage.openFile) {
+    return {
+      async writeInto(handle: FileHandle): Promise<number> {
+        const copier = openChunkCopier(deps, packageId, compression)!;
+        try {
+          return await copyVirtualFileInto(handle, layout, bytes === 'raw' ? copier.raw : copier.stored, pass?.feed);
+        } finally {
+          await copier.release();
+        }
+      },
+    };
+  }
+  const load = bytes === 'raw' ? rawChunkLoader : storedChunkLoader;
+  return () => {
+    const stream = readVirtualRange(layout, 0, layout.size, load(deps, packageId, compression));
+    return pass ? stream.pipeThrough(pass.transform) : stream;
+  };
 }
 
 /**
@@ -136,7 +170,7 @@ export async function openPackageFile(deps: Deps, request: FileRequest, offer?: 
         etag,
         headers,
         open: (start, end) => readVirtualRange(layout, start, end, load()),
-        file: (make) => (make ? deps.fileCache.ensure(key, layout.size, () => readVirtualRange(layout, 0, layout.size, load())) : deps.fileCache.find(key)),
+        file: (make) => (make ? deps.fileCache.ensure(key, layout.size, fileProducer(deps, row.id, compression, 'stored', layout)) : deps.fileCache.find(key)),
       };
     }
     case 'zip': {

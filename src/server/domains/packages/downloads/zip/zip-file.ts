@@ -17,6 +17,8 @@ export type OnePassZip = {
   layout: VirtualFile;
   /** Passes the ZIP's bytes through while computing each file's CRC-32. */
   transform: TransformStream<Uint8Array, Uint8Array>;
+  /** The same, for a writer that has the bytes in hand (copy-into-file.ts): every byte, in order. */
+  feed(piece: Uint8Array): void;
   /** After every byte went through: writes the real headers and returns the CRC-32s. */
   finish(handle: FileHandle): Promise<Uint32Array>;
 };
@@ -38,24 +40,28 @@ export function onePassZip(index: ArchiveIndex): OnePassZip {
   });
   let next = 0;
   let position = 0;
+  const feed = (piece: Uint8Array) => {
+    const pieceEnd = position + piece.byteLength;
+    while (next < ranges.length && ranges[next]!.start < pieceEnd) {
+      const range = ranges[next]!;
+      const from = Math.max(range.start, position);
+      const to = Math.min(range.end, pieceEnd);
+      if (to > from) crcs[range.file] = crc32(piece.subarray(from - position, to - position), crcs[range.file]!) >>> 0;
+      if (range.end > pieceEnd) break;
+      next++;
+    }
+    position = pieceEnd;
+  };
   const transform = new TransformStream<Uint8Array, Uint8Array>({
     transform(piece, controller) {
-      const pieceEnd = position + piece.byteLength;
-      while (next < ranges.length && ranges[next]!.start < pieceEnd) {
-        const range = ranges[next]!;
-        const from = Math.max(range.start, position);
-        const to = Math.min(range.end, pieceEnd);
-        if (to > from) crcs[range.file] = crc32(piece.subarray(from - position, to - position), crcs[range.file]!) >>> 0;
-        if (range.end > pieceEnd) break;
-        next++;
-      }
-      position = pieceEnd;
+      feed(piece);
       controller.enqueue(piece);
     },
   });
   return {
     layout,
     transform,
+    feed,
     async finish(handle) {
       if (position !== layout.size || next !== ranges.length) throw new Error(`ZIP pass ended at ${position} of ${layout.size} bytes`);
       const final = zipLayout(index, crcs);
