@@ -59,6 +59,37 @@ test('pages are served from the cache: a write that fires no trigger stays unsee
   expect([page.title, page.description.markdown]).toEqual(['Silently renamed', 'Told.']);
 });
 
+test('not found is cached too: a silent write stays unseen, the next told change shows the page; made-up ids answer alike', async () => {
+  const owner = await registerUser(server);
+  const project = await createProject(server, owner);
+  const first = await storePage(server, project.id);
+  expect(first.status).toBe(404);
+  // Made public without a trigger: the remembered not_found still answers (no query was made).
+  await server.deps.db.transaction(async (tx) => {
+    await tx.execute(sql`set local session_replication_role = replica`);
+    await tx.update(projects).set({ isPublic: true }).where(eq(projects.id, project.id));
+  });
+  const again = await storePage(server, project.id);
+  expect(again).toEqual(first);
+  // Any change the triggers report (here the description) drops it: the page shows.
+  await server.trpc(owner.token).projects.description.put.mutate({ project: project.id, description: { markdown: 'Now public.', lang: null, images: [] } });
+  const shown = await storePage(server, project.id);
+  expect([shown.status, shown.body.title]).toEqual([200, project.title]);
+  // Private again, through the API: not found on the very next read.
+  expect((await server.fetch(`/api/projects/${project.id}`, { method: 'PATCH', token: owner.token, json: { isPublic: false } })).status).toBe(200);
+  expect((await storePage(server, project.id)).status).toBe(404);
+
+  // Unknown ids, shaped like ours or not: the same answer each time; an over-long one or one with a NUL
+  // is refused (bad_param) before any lookup.
+  const unknown = await storePage(server, 'zzzzzzzzzzzzzzzzzzzz');
+  for (const id of ['zzzzzzzzzzzzzzzzzzzz', 'ABC', 'x-y_z', project.id]) {
+    const response = await storePage(server, id);
+    expect([id, response.status]).toEqual([id, 404]);
+    expect(response.body).toEqual(unknown.body);
+  }
+  for (const id of ['a'.repeat(5000), 'a%00b']) expect((await storePage(server, id)).status).toBe(400);
+});
+
 describe('a change shows on the next read of the store page', () => {
   test('publish, rename a version, rename and hide a branch, description, project title, private', async () => {
     const owner = await registerUser(server);
@@ -149,6 +180,30 @@ describe('a change shows on the next read of the store page', () => {
 
 // N processes on one PostgreSQL: a change made through one process reaches the other's cache.
 if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database', () => {
+  test("a project made public through one process shows in the other, which had cached its not_found", async () => {
+    const other = await bootDeps(
+      loadConfig({ DATA_DIR: server.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SECRET_KEY: server.deps.config.secretKey, DATABASE_URL: server.deps.config.databaseUrl!, JOB_WORKERS: '0' }),
+    );
+    const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
+    try {
+      const owner = await registerUser(server);
+      const project = await createProject(server, owner);
+      expect((await storePage(otherServer.url, project.id)).status).toBe(404);
+      expect((await storePage(otherServer.url, project.id)).status).toBe(404);
+      await makePublic(server, project, owner);
+      const deadline = Date.now() + 5000;
+      let status = 404;
+      while (Date.now() < deadline && status !== 200) {
+        status = (await storePage(otherServer.url, project.id)).status;
+        if (status !== 200) await Bun.sleep(20);
+      }
+      expect(status).toBe(200);
+    } finally {
+      await otherServer.stop();
+      await closeDeps(other);
+    }
+  });
+
   test("a publish through one process shows in the other's cached page", async () => {
     const other = await bootDeps(
       loadConfig({ DATA_DIR: server.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SECRET_KEY: server.deps.config.secretKey, DATABASE_URL: server.deps.config.databaseUrl!, JOB_WORKERS: '0' }),

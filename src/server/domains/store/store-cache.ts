@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { DatabaseHandle } from '../../db/client.ts';
 import { subscribeChannel } from '../../db/notify.ts';
+import { AppError } from '../../errors.ts';
 
 /**
  * Store pages are read far more often than they change, so each process keeps the pages it built,
@@ -76,6 +77,13 @@ type ListState = {
 
 type CacheState<T> = {
   entries: Map<string, Entry<T>>;
+  /**
+   * Ids the store answered not_found for (unknown, private, deleted), with that error: a crawler or a
+   * scan of made-up ids costs no query per request. Dropped with the entries by the same notifications
+   * (a project made public, created or changed notifies its id). Bounded apart from `entries`, so made-up
+   * ids never push real pages out.
+   */
+  missing: Map<string, { error: unknown; storedAt: number }>;
   lists: Map<string, ListState>;
   /** Marker notifications this process waits for (syncStoreCache). */
   syncs: Map<string, () => void>;
@@ -93,6 +101,7 @@ const maxDirty = 500;
 function dropEverything(state: CacheState<unknown>): void {
   state.generation++;
   state.entries.clear();
+  state.missing.clear();
   for (const list of state.lists.values()) list.allDirty = true;
 }
 
@@ -101,6 +110,7 @@ function stateOf<T>(database: DatabaseHandle): CacheState<T> {
   if (existing) return existing as CacheState<T>;
   const state: CacheState<T> = {
     entries: new Map(),
+    missing: new Map(),
     lists: new Map(),
     syncs: new Map(),
     generation: 0,
@@ -120,6 +130,7 @@ function stateOf<T>(database: DatabaseHandle): CacheState<T> {
       }
       state.generation++;
       state.entries.delete(projectId);
+      state.missing.delete(projectId);
       for (const list of state.lists.values()) {
         if (list.allDirty) continue;
         list.dirty.add(projectId);
@@ -141,15 +152,27 @@ export function storeCacheOf<T>(database: DatabaseHandle, options: { maxAgeMs: n
       const state = stateOf<T>(database);
       const now = Date.now();
       const cached = state.entries.get(projectId);
-      if (isFresh(cached, now, options.maxAgeMs)) {
-        if (!reader.signedIn) return cached;
+      const missing = state.missing.get(projectId);
+      if (isFresh(cached, now, options.maxAgeMs) || isFresh(missing, now, options.maxAgeMs)) {
         // This caller may have changed it through another process just before: hear of that first.
-        await catchUp(database, state as CacheState<unknown>);
+        if (reader.signedIn) await catchUp(database, state as CacheState<unknown>);
         const current = state.entries.get(projectId);
         if (isFresh(current, now, options.maxAgeMs)) return current;
+        const stillMissing = state.missing.get(projectId);
+        if (isFresh(stillMissing, now, options.maxAgeMs)) throw stillMissing.error;
       }
       const generation = state.generation;
-      const value = await load();
+      let value: T;
+      try {
+        value = await load();
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'not_found' && isProjectIdShape(projectId) && (await state.listening) && state.generation === generation) {
+          state.missing.delete(projectId);
+          state.missing.set(projectId, { error, storedAt: now });
+          if (state.missing.size > options.maxEntries) state.missing.delete(state.missing.keys().next().value!);
+        }
+        throw error;
+      }
       const fresh = { value, json: JSON.stringify(value), storedAt: now };
       if ((await state.listening) && state.generation === generation) {
         state.entries.delete(projectId);
@@ -269,7 +292,12 @@ async function refreshList<T>(list: ListState, loaders: StoreListLoaders<T>, eve
   list.derived = new Map();
 }
 
-function isFresh<T>(entry: Entry<T> | undefined, now: number, maxAgeMs: number): entry is Entry<T> {
+/** Only ids shaped like the server's (db/ids.ts) are remembered as missing: a huge made-up one is not kept. */
+function isProjectIdShape(id: string): boolean {
+  return /^[0-9a-z]{1,40}$/.test(id);
+}
+
+function isFresh<T extends { storedAt: number }>(entry: T | undefined, now: number, maxAgeMs: number): entry is T {
   return entry !== undefined && now - entry.storedAt < maxAgeMs;
 }
 
