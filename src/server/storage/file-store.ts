@@ -31,6 +31,25 @@ export type FileBlobStoreOptions = {
  * first, so a blob replaced or deleted meanwhile is still read whole. Deleting prunes folders left
  * empty. Since keys are paths, one key cannot also be the folder of others (`a` and `a/b`).
  */
+/** A blob's file opened for reading with its size; a missing key (or a folder) is not_found. */
+async function openBlobFile(path: string): Promise<{ handle: FileHandle; size: number }> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (error) {
+    if (isMissing(error)) throw new AppError('not_found', 'Blob not found');
+    throw error;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new AppError('not_found', 'Blob not found');
+    return { handle, size: info.size };
+  } catch (error) {
+    await handle.close().catch(() => {});
+    throw error;
+  }
+}
+
 export function createFileBlobStore(options: FileBlobStoreOptions): BlobStore {
   const root = options.root;
   const tempFolder = join(root, fileStoreTempFolder);
@@ -72,20 +91,11 @@ export function createFileBlobStore(options: FileBlobStoreOptions): BlobStore {
     },
 
     async get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
-      const path = pathOfKey(key);
       validateByteRange(range);
-      let handle: FileHandle;
+      const { handle, size } = await openBlobFile(pathOfKey(key));
       try {
-        handle = await open(path, 'r');
-      } catch (error) {
-        if (isMissing(error)) throw new AppError('not_found', 'Blob not found');
-        throw error;
-      }
-      try {
-        const info = await handle.stat();
-        if (!info.isFile()) throw new AppError('not_found', 'Blob not found');
-        const start = Math.min(range?.start ?? 0, info.size);
-        const end = range?.end === undefined ? info.size : Math.min(range.end + 1, info.size);
+        const start = Math.min(range?.start ?? 0, size);
+        const end = range?.end === undefined ? size : Math.min(range.end + 1, size);
         return streamFileHandle(handle, start, end);
       } catch (error) {
         await handle.close().catch(() => {});
@@ -94,20 +104,11 @@ export function createFileBlobStore(options: FileBlobStoreOptions): BlobStore {
     },
 
     async read(key: string, range?: ByteRange): Promise<Uint8Array> {
-      const path = pathOfKey(key);
       validateByteRange(range);
-      let handle: FileHandle;
+      const { handle, size } = await openBlobFile(pathOfKey(key));
       try {
-        handle = await open(path, 'r');
-      } catch (error) {
-        if (isMissing(error)) throw new AppError('not_found', 'Blob not found');
-        throw error;
-      }
-      try {
-        const info = await handle.stat();
-        if (!info.isFile()) throw new AppError('not_found', 'Blob not found');
-        const start = Math.min(range?.start ?? 0, info.size);
-        const end = range?.end === undefined ? info.size : Math.min(range.end + 1, info.size);
+        const start = Math.min(range?.start ?? 0, size);
+        const end = range?.end === undefined ? size : Math.min(range.end + 1, size);
         const bytes = new Uint8Array(end - start);
         for (let filled = 0; filled < bytes.byteLength; ) {
           const { bytesRead } = await handle.read(bytes, filled, bytes.byteLength - filled, start + filled);
@@ -121,25 +122,12 @@ export function createFileBlobStore(options: FileBlobStoreOptions): BlobStore {
     },
 
     async openFile(key: string): Promise<BlobFile> {
-      let handle: FileHandle;
-      try {
-        handle = await open(pathOfKey(key), 'r');
-      } catch (error) {
-        if (isMissing(error)) throw new AppError('not_found', 'Blob not found');
-        throw error;
-      }
-      try {
-        const info = await handle.stat();
-        if (!info.isFile()) throw new AppError('not_found', 'Blob not found');
-        return {
-          size: info.size,
-          read: async (target, position) => (await handle.read(target, 0, target.byteLength, position)).bytesRead,
-          close: () => handle.close(),
-        };
-      } catch (error) {
-        await handle.close().catch(() => {});
-        throw error;
-      }
+      const { handle, size } = await openBlobFile(pathOfKey(key));
+      return {
+        size,
+        read: async (target, position) => (await handle.read(target, 0, target.byteLength, position)).bytesRead,
+        close: () => handle.close(),
+      };
     },
 
     async stat(key: string): Promise<BlobStat | undefined> {

@@ -1,11 +1,10 @@
-import { createBunAdapters, type CompressionAlgorithm } from '../../../../shared/archive/index.ts';
+import type { CompressionAlgorithm } from '../../../../shared/archive/index.ts';
 import type { Deps } from '../../../deps.ts';
-import { AppError } from '../../../errors.ts';
 import { noteTransientBytes } from '../../../memory/transient-bytes.ts';
 import type { BlobFile, BlobStore } from '../../../storage/index.ts';
 import { chunkKey, packKey } from './blob-keys.ts';
 import { packageChunkLocator, type ChunkLocation, type ChunkLocator } from './chunk-locations.ts';
-import type { ChunkRef } from './chunk-reader.ts';
+import { isBlobGone, rawChunkBytes, type ChunkRef } from './chunk-reader.ts';
 
 /**
  * Chunks read for a copy into a local file (the download cache's ZIPs and archives): on the file store,
@@ -24,7 +23,6 @@ export type ChunkCopier = {
   release(): Promise<void>;
 };
 
-const adapters = createBunAdapters();
 /** Pack bytes read at once: consecutive chunks of a pack come out of one read. Chunks are ≤ 256 KiB. */
 const windowBytes = 4 * 1024 * 1024;
 const openPacks = 4;
@@ -90,8 +88,8 @@ function createChunkCopier(storage: BlobStore, compression: CompressionAlgorithm
         }
         return await fromPack(location, chunk.compressedSize);
       } catch (error) {
-        // A pack found gone: a repack moved its chunks; locate again, once (chunk-reader.ts does the same).
-        if (attempt > 0 || !(error instanceof AppError) || error.code !== 'not_found') throw error;
+        // A pack found gone: a repack moved its chunks; locate again, once (as chunk-reader.ts does).
+        if (attempt > 0 || !isBlobGone(error)) throw error;
         held = undefined;
         locator.refresh();
       }
@@ -102,10 +100,8 @@ function createChunkCopier(storage: BlobStore, compression: CompressionAlgorithm
     stored,
     async raw(chunk) {
       const bytes = await stored(chunk);
-      if (chunk.compressedSize >= chunk.size) return bytes;
-      const raw = await adapters.zstdDecompress(bytes, chunk.size);
-      noteTransientBytes(raw.byteLength);
-      if (raw.byteLength !== chunk.size) throw new Error(`chunk ${chunk.hash} decompressed to ${raw.byteLength} bytes, not ${chunk.size}`);
+      const raw = await rawChunkBytes(chunk, bytes);
+      if (raw !== bytes) noteTransientBytes(raw.byteLength);
       return raw;
     },
     async release() {

@@ -63,7 +63,7 @@ export function openChunkReader(storage: BlobStore, compression: CompressionAlgo
         if (bytes.byteLength !== chunk.compressedSize) throw new Error(`chunk ${chunk.hash} holds ${bytes.byteLength} bytes, its index says ${chunk.compressedSize}`);
         return bytes;
       } catch (error) {
-        if (attempt > 0 || !(error instanceof AppError) || error.code !== 'not_found') throw error;
+        if (attempt > 0 || !isBlobGone(error)) throw error;
         locator.refresh();
       }
     }
@@ -72,16 +72,25 @@ export function openChunkReader(storage: BlobStore, compression: CompressionAlgo
   return {
     stored,
     async raw(chunk) {
-      const bytes = await stored(chunk);
-      if (chunk.compressedSize >= chunk.size) return bytes;
-      const raw = await adapters.zstdDecompress(bytes, chunk.size);
-      if (raw.byteLength !== chunk.size) throw new Error(`chunk ${chunk.hash} decompressed to ${raw.byteLength} bytes, not ${chunk.size}`);
-      return raw;
+      return rawChunkBytes(chunk, await stored(chunk));
     },
     release() {
       for (const cursor of cursors.splice(0)) cursor.close();
     },
   };
+}
+
+/** Whether a read failed because its blob is gone (a pack a repack moved the chunks out of): locate again. */
+export function isBlobGone(error: unknown): boolean {
+  return error instanceof AppError && error.code === 'not_found';
+}
+
+/** A chunk's file bytes from its stored bytes: a zstd frame (compressedSize < size) decompressed and checked, else the same bytes. */
+export async function rawChunkBytes(chunk: ChunkRef, stored: Uint8Array): Promise<Uint8Array> {
+  if (chunk.compressedSize >= chunk.size) return stored;
+  const raw = await adapters.zstdDecompress(stored, chunk.size);
+  if (raw.byteLength !== chunk.size) throw new Error(`chunk ${chunk.hash} decompressed to ${raw.byteLength} bytes, not ${chunk.size}`);
+  return raw;
 }
 
 /** A reader of a ready package's chunks (located through its package_chunks, cached per process). */
