@@ -180,53 +180,52 @@ describe('a change shows on the next read of the store page', () => {
 
 // N processes on one PostgreSQL: a change made through one process reaches the other's cache.
 if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database', () => {
-  test("a project made public through one process shows in the other, which had cached its not_found", async () => {
+  /** A second server process's worth (its own deps and listener) on the same database, for `use`. */
+  async function withOtherProcess(use: (otherUrl: string) => Promise<void>): Promise<void> {
     const other = await bootDeps(
       loadConfig({ DATA_DIR: server.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SECRET_KEY: server.deps.config.secretKey, DATABASE_URL: server.deps.config.databaseUrl!, JOB_WORKERS: '0' }),
     );
     const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
     try {
-      const owner = await registerUser(server);
-      const project = await createProject(server, owner);
-      expect((await storePage(otherServer.url, project.id)).status).toBe(404);
-      expect((await storePage(otherServer.url, project.id)).status).toBe(404);
-      await makePublic(server, project, owner);
-      const deadline = Date.now() + 5000;
-      let status = 404;
-      while (Date.now() < deadline && status !== 200) {
-        status = (await storePage(otherServer.url, project.id)).status;
-        if (status !== 200) await Bun.sleep(20);
-      }
-      expect(status).toBe(200);
+      await use(otherServer.url);
     } finally {
       await otherServer.stop();
       await closeDeps(other);
     }
+  }
+
+  /** Reads the other process's page until `done` says so (it learns of changes by NOTIFY, milliseconds later at most). */
+  async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+    const deadline = Date.now() + 5000;
+    let value = await read();
+    while (!done(value) && Date.now() < deadline) {
+      await Bun.sleep(20);
+      value = await read();
+    }
+    return value;
+  }
+
+  test("a project made public through one process shows in the other, which had cached its not_found", async () => {
+    await withOtherProcess(async (otherUrl) => {
+      const owner = await registerUser(server);
+      const project = await createProject(server, owner);
+      expect((await storePage(otherUrl, project.id)).status).toBe(404);
+      expect((await storePage(otherUrl, project.id)).status).toBe(404);
+      await makePublic(server, project, owner);
+      expect(await eventually(async () => (await storePage(otherUrl, project.id)).status, (status) => status === 200)).toBe(200);
+    });
   });
 
   test("a publish through one process shows in the other's cached page", async () => {
-    const other = await bootDeps(
-      loadConfig({ DATA_DIR: server.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SECRET_KEY: server.deps.config.secretKey, DATABASE_URL: server.deps.config.databaseUrl!, JOB_WORKERS: '0' }),
-    );
-    const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
-    try {
+    await withOtherProcess(async (otherUrl) => {
       const owner = await registerUser(server);
       const { project, branch, trpc } = await publicProjectWithBranch(owner);
-      expect((await storePage(otherServer.url, project.id)).body.branches[0]?.versionTitle).toBe('1.0.0');
-      expect((await storePage(otherServer.url, project.id)).body.branches[0]?.versionTitle).toBe('1.0.0');
+      expect((await storePage(otherUrl, project.id)).body.branches[0]?.versionTitle).toBe('1.0.0');
+      expect((await storePage(otherUrl, project.id)).body.branches[0]?.versionTitle).toBe('1.0.0');
       const next = await trpc.projects.versions.create.mutate({ project: project.id, title: '2.0.0', description: '', packages: [] });
       await trpc.projects.versions.publish.mutate({ project: project.id, branch, version: next.id });
-      // The other process learns of it by NOTIFY, a few milliseconds later at most.
-      const deadline = Date.now() + 5000;
-      let seen = '';
-      while (Date.now() < deadline && seen !== '2.0.0') {
-        seen = (await storePage(otherServer.url, project.id)).body.branches[0]?.versionTitle ?? '';
-        if (seen !== '2.0.0') await Bun.sleep(20);
-      }
+      const seen = await eventually(async () => (await storePage(otherUrl, project.id)).body.branches[0]?.versionTitle ?? '', (title) => title === '2.0.0');
       expect(seen).toBe('2.0.0');
-    } finally {
-      await otherServer.stop();
-      await closeDeps(other);
-    }
+    });
   });
 });
