@@ -21,11 +21,11 @@ export function pageTitle(title: string, appName: string): string {
 export function useDocumentTitle(title: string, meta?: ScreenMeta): void {
   const { appName } = useInstance();
   // Compared by content: a screen re-rendering with the same meta leaves the head alone.
-  const metaKey = typeof meta === 'object' ? JSON.stringify(meta) : (meta ?? '');
+  const metaKey = typeof meta === 'object' ? JSON.stringify(meta) : '';
+  const loading = meta === META_LOADING;
   useEffect(() => {
-    const screenMeta = metaKey.startsWith('{') ? (JSON.parse(metaKey) as PageMeta) : metaKey === META_LOADING ? META_LOADING : undefined;
-    applyPageMeta(pageTitle(title, appName), screenMeta);
-  }, [title, appName, metaKey]);
+    applyPageMeta(pageTitle(title, appName), metaKey ? (JSON.parse(metaKey) as PageMeta) : loading ? META_LOADING : undefined);
+  }, [title, appName, metaKey, loading]);
 }
 
 /**
@@ -45,8 +45,9 @@ export function usePageMetaContext(): PageMetaContext {
 
 /**
  * Every screen's root: sets the document title (and the page meta of public screens: `meta`, issue 21;
- * without it the previous screen's goes; META_LOADING while its data loads keeps the server's), shows the breadcrumb (it follows the page direction: a flex
- * row with logical spacing, separators flipped in RTL) and carries the page style class.
+ * without it the previous screen's goes; META_LOADING while its data loads keeps the server's), shows
+ * the breadcrumb (it follows the page direction: a flex row with logical spacing, separators flipped in
+ * RTL) and carries the page style class.
  */
 export function Page({ title, meta, breadcrumb, pageClass, children }: { title: string; meta?: ScreenMeta; breadcrumb: Crumb[]; pageClass: string; children: ReactNode }) {
   useDocumentTitle(title, meta);

@@ -2,7 +2,6 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { secretKeyId } from '../crypto/sealing.ts';
 
 /**
  * The backup folder of `cartridge admin backup DIR` (backup.ts) and `restore DIR` (restore.ts):
@@ -63,7 +62,10 @@ export const manifestSchema = z.object({
   secretKey: z.object({
     /** file: DATA_DIR/secret.key, copied as secret.key; environment: SECRET_KEY, not copied; none: neither. */
     source: z.enum(['file', 'environment', 'none']),
-    /** The key id sealed secrets carry (crypto/sealing.ts), to tell at restore whether SECRET_KEY is the same key. */
+    /**
+     * The key id sealed secrets carry (crypto/sealing.ts secretKeyId), to tell at restore whether SECRET_KEY is
+     * the same key. Every sealed value in the dump holds it already, so the manifest discloses nothing more.
+     */
     keyId: z.string().optional(),
     /** SECRET_KEY_PREVIOUS's key id when it was set: values it sealed need it after a restore too. */
     previousKeyId: z.string().optional(),
@@ -75,12 +77,6 @@ export type BackupManifest = z.infer<typeof manifestSchema>;
 export class BackupRefusal extends Error {
   override name = 'BackupRefusal';
 }
-
-/**
- * The id sealed values name their key by (crypto/key-id.ts). It is in every sealed value of the database
- * already, so noting it in the manifest discloses nothing the dump does not.
- */
-export { secretKeyId };
 
 /** SHA-256 (hex) and length of a file, read as a stream. */
 export async function hashFile(path: string): Promise<{ sha256: string; bytes: number }> {

@@ -26,9 +26,9 @@ import {
   pgliteInUse,
   pgliteInUseRefusal,
   secretKeyFile,
-  secretKeyId,
   type BackupManifest,
 } from './backup-format.ts';
+import { secretKeyId } from '../crypto/index.ts';
 import { findPostgresTool, postgresTarget, runPostgresTool, withoutPassword } from './postgres-tools.ts';
 
 /**

@@ -12,7 +12,6 @@ export type ByteRange = { start: number; end?: number };
 
 /** An opened blob (BlobStore.openFile). */
 export type BlobFile = {
-  readonly size: number;
   /** Reads up to target.byteLength bytes at `position` into target; the count read (0 at the end). */
   read(target: Uint8Array, position: number): Promise<number>;
   close(): Promise<void>;

@@ -122,9 +122,8 @@ export function createFileBlobStore(options: FileBlobStoreOptions): BlobStore {
     },
 
     async openFile(key: string): Promise<BlobFile> {
-      const { handle, size } = await openBlobFile(pathOfKey(key));
+      const { handle } = await openBlobFile(pathOfKey(key));
       return {
-        size,
         read: async (target, position) => (await handle.read(target, 0, target.byteLength, position)).bytesRead,
         close: () => handle.close(),
       };

@@ -2,9 +2,9 @@ import type { CompressionAlgorithm } from '../../../../shared/archive/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { noteTransientBytes } from '../../../memory/transient-bytes.ts';
 import type { BlobFile, BlobStore } from '../../../storage/index.ts';
-import { chunkKey, packKey } from './blob-keys.ts';
+import { packKey } from './blob-keys.ts';
 import { packageChunkLocator, type ChunkLocation, type ChunkLocator } from './chunk-locations.ts';
-import { isBlobGone, rawChunkBytes, type ChunkRef } from './chunk-reader.ts';
+import { rawChunkBytes, readStoredChunk, type ChunkRef } from './chunk-reader.ts';
 
 /**
  * Chunks read for a copy into a local file (the download cache's ZIPs and archives): on the file store,
@@ -77,23 +77,10 @@ function createChunkCopier(storage: BlobStore, compression: CompressionAlgorithm
   }
 
   async function stored(chunk: ChunkRef): Promise<Uint8Array> {
-    for (let attempt = 0; ; attempt++) {
-      const location = await locator.locate(chunk);
-      try {
-        if (!location) {
-          const bytes = await storage.read(chunkKey(compression, chunk.hash, chunk.compressedSize));
-          noteTransientBytes(bytes.byteLength);
-          if (bytes.byteLength !== chunk.compressedSize) throw new Error(`chunk ${chunk.hash} holds ${bytes.byteLength} bytes, its index says ${chunk.compressedSize}`);
-          return bytes;
-        }
-        return await fromPack(location, chunk.compressedSize);
-      } catch (error) {
-        // A pack found gone: a repack moved its chunks; locate again, once (as chunk-reader.ts does).
-        if (attempt > 0 || !isBlobGone(error)) throw error;
-        held = undefined;
-        locator.refresh();
-      }
-    }
+    const bytes = await readStoredChunk(storage, compression, locator, chunk, fromPack);
+    // Not a view of the window: a legacy chunk's blob, read into a buffer of its own.
+    if (bytes.buffer !== window.buffer) noteTransientBytes(bytes.byteLength);
+    return bytes;
   }
 
   return {

@@ -55,19 +55,7 @@ export function openChunkReader(storage: BlobStore, compression: CompressionAlgo
     return cursor.read(location.offset, length);
   }
 
-  async function stored(chunk: ChunkRef): Promise<Uint8Array> {
-    for (let attempt = 0; ; attempt++) {
-      const location = await locator.locate(chunk);
-      try {
-        const bytes = location ? await fromPack(location, chunk.compressedSize) : await storage.read(chunkKey(compression, chunk.hash, chunk.compressedSize));
-        if (bytes.byteLength !== chunk.compressedSize) throw new Error(`chunk ${chunk.hash} holds ${bytes.byteLength} bytes, its index says ${chunk.compressedSize}`);
-        return bytes;
-      } catch (error) {
-        if (attempt > 0 || !isBlobGone(error)) throw error;
-        locator.refresh();
-      }
-    }
-  }
+  const stored = (chunk: ChunkRef) => readStoredChunk(storage, compression, locator, chunk, fromPack);
 
   return {
     stored,
@@ -80,9 +68,29 @@ export function openChunkReader(storage: BlobStore, compression: CompressionAlgo
   };
 }
 
-/** Whether a read failed because its blob is gone (a pack a repack moved the chunks out of): locate again. */
-export function isBlobGone(error: unknown): boolean {
-  return error instanceof AppError && error.code === 'not_found';
+/**
+ * A chunk's stored bytes, exactly compressedSize of them: from its pack through `fromPack`, or from its
+ * legacy blob when it has no location. A pack found gone (a repack moved its chunks) makes the locator
+ * load again, once.
+ */
+export async function readStoredChunk(
+  storage: BlobStore,
+  compression: CompressionAlgorithm,
+  locator: ChunkLocator,
+  chunk: ChunkRef,
+  fromPack: (location: ChunkLocation, length: number) => Promise<Uint8Array>,
+): Promise<Uint8Array> {
+  for (let attempt = 0; ; attempt++) {
+    const location = await locator.locate(chunk);
+    try {
+      const bytes = location ? await fromPack(location, chunk.compressedSize) : await storage.read(chunkKey(compression, chunk.hash, chunk.compressedSize));
+      if (bytes.byteLength !== chunk.compressedSize) throw new Error(`chunk ${chunk.hash} holds ${bytes.byteLength} bytes, its index says ${chunk.compressedSize}`);
+      return bytes;
+    } catch (error) {
+      if (attempt > 0 || !(error instanceof AppError) || error.code !== 'not_found') throw error;
+      locator.refresh();
+    }
+  }
 }
 
 /** A chunk's file bytes from its stored bytes: a zstd frame (compressedSize < size) decompressed and checked, else the same bytes. */
