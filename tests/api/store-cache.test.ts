@@ -90,6 +90,28 @@ test('not found is cached too: a silent write stays unseen, the next told change
   for (const id of ['a'.repeat(5000), 'a%00b']) expect((await storePage(server, id)).status).toBe(400);
 });
 
+test('a remembered not_found answers every caller kind alike, and a signed-in caller sees its own change at once', async () => {
+  const owner = await registerUser(server);
+  const stranger = await registerUser(server);
+  const project = await createProject(server, owner);
+  const anonymous = await storePage(server, project.id);
+  expect(anonymous.status).toBe(404);
+  // The store is the public face: a private project is not found for its owner and strangers too,
+  // by token, by session cookie and through tRPC, whether the answer is remembered or not.
+  for (const caller of [owner, stranger]) {
+    const byToken = await server.fetch(`/api/store/projects/${project.id}`, { token: caller.token });
+    const byCookie = await server.fetch(`/api/store/projects/${project.id}`, { headers: { cookie: caller.cookie } });
+    expect([byToken.status, byCookie.status]).toEqual([404, 404]);
+    expect(await byToken.json()).toEqual(anonymous.body);
+    await expect(server.trpc(caller.token).store.project.query({ project: project.id })).rejects.toMatchObject({ data: { code: 'not_found' } });
+  }
+  // Made public by its owner: the owner's very next read shows it, as does everyone's.
+  await makePublic(server, project, owner);
+  expect((await server.fetch(`/api/store/projects/${project.id}`, { token: owner.token })).status).toBe(200);
+  expect((await storePage(server, project.id)).status).toBe(200);
+  expect((await server.trpc(stranger.token).store.project.query({ project: project.id })).title).toBe(project.title);
+});
+
 describe('a change shows on the next read of the store page', () => {
   test('publish, rename a version, rename and hide a branch, description, project title, private', async () => {
     const owner = await registerUser(server);
