@@ -6,7 +6,8 @@ import { agentVersion, type AgentConfig } from './config.ts';
 import { displayInUse } from './display.ts';
 import { describeError, type Logger } from './log.ts';
 import { openChunkCache, type ChunkCache, type ChunkCacheOptions } from './package-cache.ts';
-import { readHostRoots } from './sandbox.ts';
+import { readHostRoots } from './jail.ts';
+import { unmountLeftovers } from './session-disk.ts';
 import { Session, type StartWork } from './session.ts';
 
 /** Reconnection: 1 s, doubling, at most 30 s (60 s while the token is refused), ±20 % jitter. */
@@ -15,6 +16,9 @@ export function backoffMs(failures: number, refused: boolean): number {
   const base = Math.min(cap, 1000 * 2 ** Math.max(0, failures - 1));
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
+
+/** Session k's servers and encoders run as uid base + 64 + k (capacity is at most 64). */
+export const serviceUidOffset = 64;
 
 /** A held call that outlives the heartbeat by this much is taken as lost (a silent network). */
 const pollMarginMs = 15_000;
@@ -86,10 +90,16 @@ export class Agent {
       const info = await stat(config.workDir);
       if ((info.mode & 0o011) !== 0o011) await chmod(config.workDir, info.mode | 0o011);
     }
+    if (config.sessionDiskMb > 0 && process.getuid?.() !== 0) {
+      throw new Error('the session disk quota (--session-disk-mb) mounts a tmpfs per session, which needs root: run the agent as root, or pass --session-disk-mb 0 to let games write to the work dir without a bound');
+    }
     const sessionsDir = join(config.workDir, 'sessions');
     await mkdir(sessionsDir, { recursive: true, mode: 0o711 });
     await chmod(sessionsDir, 0o711);
-    // Folders of sessions an earlier run left (a crash, a power cut) go: their processes died with it.
+    // Folders of sessions an earlier run left (a crash, a power cut) go, their tmpfs first: their
+    // processes died with it (every jail dies with the agent).
+    const leftovers = await unmountLeftovers(sessionsDir, config.programs);
+    if (leftovers > 0) this.log.info(`unmounted ${leftovers} session folder(s) an earlier run left`);
     for (const name of await readdir(sessionsDir)) await rm(join(sessionsDir, name), { recursive: true, force: true });
     this.cache = await openChunkCache(join(config.workDir, 'cache'), { log: this.log, ...this.options.cacheOptions });
     this.hostRoots = readHostRoots();
@@ -252,6 +262,7 @@ export class Agent {
         display: this.displayFor(slot),
         otherDisplay: () => this.displayFor(slot, [session.display]),
         uid: this.switchesUser ? this.config.sandboxUidBase! + slot : undefined,
+        serviceUid: this.switchesUser ? this.config.sandboxUidBase! + serviceUidOffset + slot : undefined,
         hostRoots: this.hostRoots,
         onChange: () => this.reportSoon(),
         onFinished: (finished) => this.finished(finished, slot),

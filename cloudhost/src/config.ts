@@ -34,6 +34,15 @@ export type AgentConfig = {
   maxFileMb: number;
   /** Open files per process (RLIMIT_NOFILE). */
   maxOpenFiles: number;
+  /**
+   * What a session's game may write (its home, /tmp) in MiB: the session folder is a tmpfs of the
+   * package's size plus this (needs root to mount); 0: no quota (games write to the work dir's disk).
+   */
+  sessionDiskMb: number;
+  /** Size of a game's /dev/shm in MiB. */
+  shmMb: number;
+  /** Address-space limit of each of a session's servers and encoders (Xvfb, PulseAudio, ffmpeg), MiB. */
+  serviceMemoryMb: number;
   codec: VideoCodec;
   videoKbps: number;
   audioKbps: number;
@@ -43,7 +52,7 @@ export type AgentConfig = {
   cacheMaxMb: number;
   logLevel: LogLevel;
   /** Programs (absolute paths or names looked up in PATH). */
-  programs: { xvfb: string; ffmpeg: string; bwrap: string; pulseaudio: string; prlimit: string; setpriv: string };
+  programs: { xvfb: string; ffmpeg: string; bwrap: string; pulseaudio: string; prlimit: string; setpriv: string; mount: string; umount: string };
 };
 
 export type ParsedCommand = { kind: 'run'; config: AgentConfig } | { kind: 'help' } | { kind: 'version' };
@@ -65,19 +74,24 @@ Usage: node cloudhost.js --server URL (--token-file FILE | CLOUDHOST_TOKEN=... |
   --work-dir DIR        chunk cache and session folders (default /var/lib/cartridge-cloudhost;
                         env CLOUDHOST_WORK_DIR)
   --display-base N      first X display number (default 100)
-  --sandbox-uid-base N  as root, session k's game runs as uid/gid N+k (default 61000); 'none' to keep
-                        the agent's user
+  --sandbox-uid-base N  as root, session k's game runs as uid/gid N+k and its display, sound server
+                        and encoders as N+64+k (default 61000); 'none' to keep the agent's user
   --memory-mb N         address-space limit of a game, MiB (default 8192; 0: none)
   --max-processes N     processes of a game's user (default 1024)
   --max-file-mb N       largest file a game may write, MiB (default 4096)
   --max-open-files N    open files per game process (default 4096)
+  --session-disk-mb N   what a game may write (home and /tmp), MiB (default 2048); past it ENOSPC.
+                        Needs root (a tmpfs per session); 0: no quota
+  --shm-mb N            a game's /dev/shm, MiB (default 256)
+  --service-memory-mb N address-space limit of a session's Xvfb, PulseAudio and ffmpeg (default 2048)
   --codec h264|vp8      video codec (default h264)
   --video-kbps N        video bitrate (default 8000)
   --audio-kbps N        Opus bitrate (default 128)
   --gop-seconds S       keyframe interval, 0.5..5 (default 1)
   --cache-max-mb N      prune the chunk cache to this size (default 20480; 0: never)
   --log-level L         debug, info, warn, error (default info; env CLOUDHOST_LOG_LEVEL)
-  --xvfb, --ffmpeg, --bwrap, --pulseaudio, --prlimit, --setpriv PATH   the programs used
+  --xvfb, --ffmpeg, --pulseaudio PATH   the programs run in the sandboxes (under /usr)
+  --bwrap, --prlimit, --setpriv, --mount, --umount PATH   the programs the agent runs
   --help, --version
 
 SIGTERM or SIGINT ends every session (reported as ended, reason 'machine_shutdown') and exits.
@@ -97,6 +111,9 @@ const valueOptions = new Set([
   'max-processes',
   'max-file-mb',
   'max-open-files',
+  'session-disk-mb',
+  'shm-mb',
+  'service-memory-mb',
   'codec',
   'video-kbps',
   'audio-kbps',
@@ -109,6 +126,8 @@ const valueOptions = new Set([
   'pulseaudio',
   'prlimit',
   'setpriv',
+  'mount',
+  'umount',
 ]);
 
 function integer(name: string, text: string, min: number, max: number): number {
@@ -206,6 +225,9 @@ export function parseCommandLine(argv: readonly string[], env: Env, readFile: (p
     maxProcesses: integer('max-processes', option('max-processes') ?? '1024', 16, 1_000_000),
     maxFileMb: integer('max-file-mb', option('max-file-mb') ?? '4096', 1, 16 * 1024 * 1024),
     maxOpenFiles: integer('max-open-files', option('max-open-files') ?? '4096', 64, 1_048_576),
+    sessionDiskMb: integer('session-disk-mb', option('session-disk-mb') ?? '2048', 0, 1024 * 1024),
+    shmMb: integer('shm-mb', option('shm-mb') ?? '256', 1, 64 * 1024),
+    serviceMemoryMb: integer('service-memory-mb', option('service-memory-mb') ?? '2048', 256, 1024 * 1024),
     codec,
     videoKbps: integer('video-kbps', option('video-kbps') ?? '8000', 100, 100_000),
     audioKbps: integer('audio-kbps', option('audio-kbps') ?? '128', 16, 510),
@@ -219,6 +241,8 @@ export function parseCommandLine(argv: readonly string[], env: Env, readFile: (p
       pulseaudio: option('pulseaudio') ?? 'pulseaudio',
       prlimit: option('prlimit') ?? 'prlimit',
       setpriv: option('setpriv') ?? 'setpriv',
+      mount: option('mount') ?? 'mount',
+      umount: option('umount') ?? 'umount',
     },
   };
   return { kind: 'run', config };

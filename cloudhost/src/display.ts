@@ -1,25 +1,37 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { ManagedProcess, waitFor } from './processes.ts';
+import { startJail } from './jail.ts';
+import { waitFor, type ManagedProcess } from './processes.ts';
+import { xvfbJail, type ServiceJailBase } from './services.ts';
 
-export const x11SocketDir = '/tmp/.X11-unix';
-export const x11SocketOf = (display: number) => `${x11SocketDir}/X${display}`;
+/**
+ * Whether a display number is taken in the host's network namespace: an X server there listens on the
+ * abstract socket @/tmp/.X11-unix/X<n>, which libxcb tries before any socket file, so an encoder (on
+ * the host's network) would reach that server instead of the session's. The session's own servers
+ * live in namespaces of their own and leave nothing on the host (no lock file, no socket in /tmp).
+ */
+export function displayInUse(display: number, netUnix = readNetUnix()): boolean {
+  return netUnix.includes(` @/tmp/.X11-unix/X${display}\n`);
+}
 
-/** Whether a display number looks taken on this machine (its lock file or socket exists). */
-export function displayInUse(display: number): boolean {
-  return existsSync(`/tmp/.X${display}-lock`) || existsSync(x11SocketOf(display));
+function readNetUnix(): string {
+  try {
+    return `${readFileSync('/proc/net/unix', 'utf8')}\n`;
+  } catch {
+    return '';
+  }
 }
 
 /**
- * Xvfb's command: one screen of the session's size at 24 bits, no TCP. It keeps the unix socket in
- * /tmp/.X11-unix (the sandbox binds only that one socket; abstract sockets stay in the host's
- * network namespace, which the game does not share) and does not reset when its last client leaves.
+ * Xvfb's command: one screen of the session's size at 24 bits, no TCP, never resetting when its last
+ * client leaves. XTEST (the agent's input) and RECORD share one switch in the X server, so both stay;
+ * both only ever see the session's own display.
  */
 export function xvfbArgs(display: number, width: number, height: number): string[] {
   return [`:${display}`, '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp', '-noreset', '-dpi', '96'];
 }
 
-function canConnect(path: string): Promise<boolean> {
+export function canConnect(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection(path);
     socket.once('connect', () => {
@@ -30,11 +42,12 @@ function canConnect(path: string): Promise<boolean> {
   });
 }
 
-/** Starts Xvfb on `display` and resolves once its socket accepts connections. */
-export async function startXvfb(program: string, display: number, width: number, height: number): Promise<ManagedProcess> {
-  const xvfb = new ManagedProcess('Xvfb', program, xvfbArgs(display, width, height), { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+/** Starts the session's Xvfb in its jail and resolves once its socket (x11/X<display>) accepts connections. */
+export async function startXvfb(base: ServiceJailBase, program: string, display: number, width: number, height: number): Promise<ManagedProcess> {
+  const socket = base.layout.x11Socket(display);
+  const xvfb = startJail('Xvfb', xvfbJail(base, [program, ...xvfbArgs(display, width, height)]));
   try {
-    await waitFor(async () => existsSync(x11SocketOf(display)) && (await canConnect(x11SocketOf(display))), {
+    await waitFor(async () => existsSync(socket) && (await canConnect(socket)), {
       timeoutMs: 10_000,
       what: `Xvfb :${display}`,
       failed: () => (xvfb.running ? undefined : `exited (${xvfb.stderrTail() || `code ${xvfb.exitInfo?.code}`})`),

@@ -1,3 +1,4 @@
+import { createConnection } from 'node:net';
 import * as x11 from 'x11';
 import type { XClient, XDisplay, XTestExtension } from 'x11';
 import type { InputEvent } from '../../src/shared/cloud-play/input.ts';
@@ -8,6 +9,8 @@ const maxEvdevCode = 255 - 8;
 const maxButton = 9;
 const revertToPointerRoot = 1;
 const mapStateViewable = 2;
+/** XC_left_ptr of the X cursor font (its mask is the next glyph). */
+const cursorFontLeftPtr = 68;
 
 /**
  * The player's input into one display through XTest: one connection per display (the pure-JS `x11`
@@ -35,9 +38,11 @@ export class XTestInjector {
     readonly height: number,
   ) {}
 
-  static async connect(display: number): Promise<XTestInjector> {
+  /** Connects to the display's socket (the session's x11/X<n>: the session's X server is in namespaces of its own). */
+  static async connect(socketPath: string, display: number): Promise<XTestInjector> {
     const { client, display: info } = await new Promise<{ client: XClient; display: XDisplay }>((resolve, reject) => {
-      const client = x11.createClient({ display: `:${display}`, shm: false }, (error, info) => {
+      const stream = createConnection(socketPath);
+      const client = x11.createClient({ display: `:${display}`, stream, shm: false }, (error, info) => {
         if (error) reject(error);
         else resolve({ client, display: info });
       });
@@ -55,8 +60,25 @@ export class XTestInjector {
       if (event.name === 'MapNotify' && event.event === screen.root && !event.overrideRedirect && event.wid !== undefined) injector.focus(event.wid);
     });
     client.ChangeWindowAttributes(screen.root, { eventMask: x11.eventMask.SubstructureNotify! });
+    injector.useArrowCursor();
     await injector.focusNewest();
     return injector;
+  }
+
+  /**
+   * The root window's cursor becomes the usual arrow instead of the X server's cross: the stream
+   * draws the pointer (the page locks the player's own), so a game that sets no cursor shows the
+   * arrow, one with its own shows that, and one that hides it shows none.
+   */
+  private useArrowCursor(): void {
+    const font = this.client.AllocID();
+    const cursor = this.client.AllocID();
+    this.client.OpenFont(font, 'cursor');
+    const black = { R: 0, G: 0, B: 0 };
+    const white = { R: 0xffff, G: 0xffff, B: 0xffff };
+    this.client.CreateGlyphCursor(cursor, font, font, cursorFontLeftPtr, cursorFontLeftPtr + 1, black, white);
+    this.client.ChangeWindowAttributes(this.root, { cursor });
+    this.client.CloseFont(font);
   }
 
   /** Gives `window` the keyboard focus (reverting to the window under the pointer if it goes). */

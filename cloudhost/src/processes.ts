@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import type { Writable } from 'node:stream';
 
 /**
  * A program the agent started, in a process group of its own (detached), so ending it ends
@@ -17,10 +18,19 @@ export class ManagedProcess {
     readonly name: string,
     command: string,
     args: readonly string[],
-    options: SpawnOptions & { onStderrLine?: (line: string) => void } = {},
+    options: SpawnOptions & { onStderrLine?: (line: string) => void; fds?: readonly Uint8Array[] } = {},
   ) {
-    const { onStderrLine, ...spawnOptions } = options;
-    this.child = spawn('setpriv', ['--pdeathsig=KILL', '--', command, ...args], { stdio: ['ignore', 'ignore', 'pipe'], ...spawnOptions, detached: true });
+    const { onStderrLine, fds = [], ...spawnOptions } = options;
+    // fds: what the program reads from file descriptors 3, 4, ... (bubblewrap's --args and --seccomp),
+    // each a pipe written whole and closed, so nothing of it ever shows in a command line.
+    const stdio: SpawnOptions['stdio'] = ['ignore', 'ignore', 'pipe', ...fds.map(() => 'pipe' as const)];
+    this.child = spawn('setpriv', ['--pdeathsig=KILL', '--', command, ...args], { stdio, ...spawnOptions, detached: true });
+    fds.forEach((content, index) => {
+      const pipe = this.child.stdio[3 + index] as Writable | null;
+      if (!pipe) return;
+      pipe.on('error', () => undefined);
+      pipe.end(content, () => pipe.destroy());
+    });
     this.exited = new Promise((resolve) => {
       this.child.once('error', (error) => {
         this.keep(`${name}: ${error.message}`);

@@ -1,4 +1,4 @@
-import { chmod, lchown, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, lchown, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { routes, type ApiClient } from '../../src/shared/api/index.ts';
 import { decodeInput, decodePing } from '../../src/shared/cloud-play/input.ts';
@@ -9,11 +9,14 @@ import { displayInUse, startXvfb } from './display.ts';
 import { XTestInjector } from './injector.ts';
 import { disconnectGraceMs, limitReason, SessionLifecycle, type EndReason } from './lifecycle.ts';
 import { describeError, type Logger } from './log.ts';
+import { startJail } from './jail.ts';
 import { audioArgs, RtpReceiver, videoArgs } from './media.ts';
 import type { ChunkCache, PreparedPackage } from './package-cache.ts';
 import { GamePeer, type PeerState } from './peer.ts';
-import { ManagedProcess } from './processes.ts';
-import { checkEntrypoint, identityFiles, sandboxCommand } from './sandbox.ts';
+import type { ManagedProcess } from './processes.ts';
+import { checkEntrypoint, gameJail, identityFiles, newMachineId, sandboxPulseSocket } from './sandbox.ts';
+import { encoderJail, type ServiceJailBase } from './services.ts';
+import { extractedBytes, SessionDisk, type SessionLayout } from './session-disk.ts';
 
 export type StartWork = Extract<MachineWork, { kind: 'start' }>;
 
@@ -28,6 +31,8 @@ export type SessionDeps = {
   otherDisplay(): number;
   /** The uid/gid the game runs as (the agent must be root), or undefined for the agent's own user. */
   uid: number | undefined;
+  /** The uid/gid of the session's X server, sound server and encoders; undefined: the agent's own user. */
+  serviceUid: number | undefined;
   hostRoots: Record<string, string>;
   /** Told after every state change (the agent reports it at once). */
   onChange(session: Session): void;
@@ -50,6 +55,7 @@ async function settleAll(promises: Promise<unknown>[]): Promise<void> {
 
 /** Encoders may fail and be restarted this many times per session before it gives up. */
 const encoderRestarts = 3;
+const mib = 1024 * 1024;
 
 /** chown -R without following links (the extracted game is made the game user's). */
 async function chownTree(path: string, uid: number): Promise<void> {
@@ -91,6 +97,7 @@ export class Session {
   private videoEncoder: ManagedProcess | undefined;
   private audioEncoder: ManagedProcess | undefined;
   private releasePackage: (() => void) | undefined;
+  private disk: SessionDisk | undefined;
   private displayNumber: number;
   /** Figures for logs and tests. */
   readonly figures: { connectMs?: number; offerMs?: number; packageMs?: number } = {};
@@ -126,7 +133,7 @@ export class Session {
     const { config } = this.deps;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await startXvfb(config.programs.xvfb, this.displayNumber, this.work.settings.width, this.work.settings.height);
+        return await startXvfb(this.serviceJail(), config.programs.xvfb, this.displayNumber, this.work.settings.width, this.work.settings.height);
       } catch (error) {
         if (attempt >= 3 || !displayInUse(this.displayNumber)) throw error;
         this.log.warn(`display :${this.displayNumber} is taken; trying another`);
@@ -162,8 +169,30 @@ export class Session {
     if (this.closing) throw new SessionClosing();
   }
 
-  /** The package through the chunk cache into home/game; its entrypoint executable; the home made the game user's. */
-  private async preparePackage(home: string, tmp: string, etc: string, entrypoint: string[]): Promise<void> {
+  /** What the session's servers and encoders run as and with (services.ts). */
+  private serviceJail(): ServiceJailBase {
+    const { config } = this.deps;
+    const uid = this.deps.serviceUid;
+    return {
+      layout: this.disk!.layout,
+      uid,
+      limits: {
+        memoryBytes: config.serviceMemoryMb * mib,
+        // A uid of their own per session: its own count. Else the agent's user's, shared with everything it runs.
+        processes: uid === undefined ? config.maxProcesses : 512,
+        fileBytes: 1024 * mib,
+        openFiles: 4096,
+      },
+      hostRoots: this.deps.hostRoots,
+      programs: config.programs,
+    };
+  }
+
+  /**
+   * The package through the chunk cache into home/game (the session's tmpfs grown to hold it first);
+   * its entrypoint executable; the session's passwd, group and machine-id; the home made the game user's.
+   */
+  private async preparePackage(layout: SessionLayout, entrypoint: string[]): Promise<void> {
     const { config, cache, api } = this.deps;
     const packageStarted = Date.now();
     const ref = this.work.package;
@@ -179,24 +208,26 @@ export class Session {
     );
     this.releasePackage = cache.hold(prepared);
     this.checkAlive();
-    await cache.extract(prepared, join(home, 'game'));
+    await this.disk!.reserve(extractedBytes(prepared.index));
+    await cache.extract(prepared, join(layout.home, 'game'));
     this.figures.packageMs = Date.now() - packageStarted;
     this.log.info(
       `package ready in ${this.figures.packageMs} ms (${prepared.stats.chunksFetched} chunks fetched in ${prepared.stats.rangeRequests} requests, ${prepared.stats.chunksCached} cached)`,
     );
     if (config.cacheMaxMb > 0) void cache.prune(config.cacheMaxMb * 1024 * 1024).catch(() => undefined);
     this.checkAlive();
-    const entryPath = join(home, 'game', ...entrypoint);
+    const entryPath = join(layout.home, 'game', ...entrypoint);
     const entryInfo = await lstat(entryPath).catch(() => undefined);
     if (!entryInfo?.isFile()) throw new Error(`the entrypoint ${entrypoint.join('/')} is not a file of the package`);
     await chmod(entryPath, 0o755);
     const uid = this.deps.uid;
     const identity = identityFiles(uid ?? process.getuid?.() ?? 1000, uid ?? process.getgid?.() ?? 1000);
-    await writeFile(join(etc, 'passwd'), identity.passwd, { mode: 0o644 });
-    await writeFile(join(etc, 'group'), identity.group, { mode: 0o644 });
+    await writeFile(join(layout.etc, 'passwd'), identity.passwd, { mode: 0o644 });
+    await writeFile(join(layout.etc, 'group'), identity.group, { mode: 0o644 });
+    await writeFile(join(layout.etc, 'machine-id'), newMachineId(), { mode: 0o644 });
     if (uid !== undefined) {
-      await chownTree(home, uid);
-      await lchown(tmp, uid, uid);
+      await chownTree(layout.home, uid);
+      await lchown(layout.tmp, uid, uid);
     }
   }
 
@@ -207,51 +238,53 @@ export class Session {
     });
   }
 
-  private async startAudioServer(pulseDir: string): Promise<void> {
-    this.audioServer = await this.adopt(await startPulse(this.deps.config.programs.pulseaudio, pulseDir), (audio) => audio.process.stop());
+  private async startAudioServer(): Promise<void> {
+    this.audioServer = await this.adopt(await startPulse(this.serviceJail(), this.deps.config.programs.pulseaudio), (audio) => audio.process.stop());
   }
 
   private async prepare(): Promise<void> {
     const { config } = this.deps;
     const entrypoint = checkEntrypoint(this.work.package.entrypoint);
-    const home = join(this.dir, 'home');
-    const tmp = join(this.dir, 'tmp');
-    const etc = join(this.dir, 'etc');
-    const pulseDir = join(this.dir, 'pulse');
-    await rm(this.dir, { recursive: true, force: true });
-    // 0711: the game's user (another uid) passes through to its own folders and sockets, lists nothing.
-    await mkdir(this.dir, { recursive: true, mode: 0o711 });
-    await chmod(this.dir, 0o711);
-    for (const dir of [home, tmp, etc]) await mkdir(dir, { mode: 0o700 });
-    await mkdir(pulseDir, { mode: 0o711 });
-    await chmod(pulseDir, 0o711);
-    await chmod(etc, 0o755);
+    const disk = await SessionDisk.create(this.dir, config.sessionDiskMb * mib, config.programs);
+    this.disk = disk;
+    this.checkAlive();
+    const layout = disk.layout;
+    // The game's folders are its user's; the servers' folders their user's, 0711 so the game's
+    // sandbox (started as the game's user) can bind their sockets and nothing else.
+    for (const dir of [layout.home, layout.tmp, layout.etc]) await mkdir(dir, { mode: 0o700 });
+    await chmod(layout.etc, 0o755);
+    for (const dir of [layout.x11, layout.pulse]) {
+      await mkdir(dir, { mode: 0o711 });
+      await chmod(dir, 0o711);
+      if (this.deps.serviceUid !== undefined) await chown(dir, this.deps.serviceUid, this.deps.serviceUid);
+    }
 
     // 1 and 2 at once: the package (through the chunk cache, into home/game), and the display and
     // sound server. Both are waited for, even when one fails, so nothing writes into the folder later.
-    await settleAll([this.preparePackage(home, tmp, etc, entrypoint), this.startXvfb(), this.startAudioServer(pulseDir)]);
+    await settleAll([this.preparePackage(layout, entrypoint), this.startXvfb(), this.startAudioServer()]);
     this.checkAlive();
-    this.injector = await this.adopt(await XTestInjector.connect(this.display), (injector) => injector.close());
+    // From here on the game's writes are bounded: what the package took plus the quota.
+    await disk.seal();
+    this.injector = await this.adopt(await XTestInjector.connect(layout.x11Socket(this.display), this.display), (injector) => injector.close());
     const uid = this.deps.uid;
-    const sandbox = sandboxCommand({
-      homeDir: home,
-      tmpDir: tmp,
-      etcDir: etc,
+    const sandbox = gameJail({
+      layout,
       entrypoint,
       display: this.display,
-      pulseSocket: this.audioServer!.socketPath,
+      withSound: true,
       uid,
       limits: {
-        memoryBytes: config.memoryMb * 1024 * 1024,
+        memoryBytes: config.memoryMb * mib,
         processes: config.maxProcesses,
-        fileBytes: config.maxFileMb * 1024 * 1024,
+        fileBytes: config.maxFileMb * mib,
         openFiles: config.maxOpenFiles,
       },
+      shmBytes: config.shmMb * mib,
       programs: config.programs,
       hostRoots: this.deps.hostRoots,
     });
     this.log.debug(`game: ${sandbox.entrypointInside} (display :${this.display}${uid === undefined ? '' : `, uid ${uid}`})`);
-    const game = new ManagedProcess('game', sandbox.command, sandbox.args, { env: sandbox.env });
+    const game = startJail('game', sandbox);
     this.game = await this.adopt(game, (process) => process.stop());
     game.exited.then((exit) => {
       if (this.closing) return;
@@ -337,7 +370,7 @@ export class Session {
       { display: this.display, width: settings.width, height: settings.height, fps: settings.fps, codec: config.codec, kbps: config.videoKbps, gopSeconds: config.gopSeconds },
       this.videoRtp.port,
     );
-    const encoder = new ManagedProcess('ffmpeg video', config.programs.ffmpeg, args, { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+    const encoder = startJail('ffmpeg video', encoderJail(this.serviceJail(), { display: this.display }, [config.programs.ffmpeg, ...args]));
     this.videoEncoder = encoder;
     encoder.exited.then((exit) => {
       if (this.closing || encoder.stopRequested) return;
@@ -354,9 +387,10 @@ export class Session {
   private startAudio(): void {
     if (this.closing || !this.audioRtp || !this.audioServer) return;
     const { config } = this.deps;
-    const encoder = new ManagedProcess('ffmpeg audio', config.programs.ffmpeg, audioArgs(this.audioServer.socketPath, config.audioKbps, this.audioRtp.port), {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-    });
+    const encoder = startJail(
+      'ffmpeg audio',
+      encoderJail(this.serviceJail(), { sound: true }, [config.programs.ffmpeg, ...audioArgs(sandboxPulseSocket, config.audioKbps, this.audioRtp.port)]),
+    );
     this.audioEncoder = encoder;
     encoder.exited.then((exit) => {
       if (this.closing || encoder.stopRequested) return;
@@ -377,6 +411,12 @@ export class Session {
       this.work.settings,
     );
     if (reason !== undefined) void this.end('ended', reason);
+    void this.disk
+      ?.becameFull()
+      .then((full) => {
+        if (full) this.log.warn(`its disk area is full (${this.deps.config.sessionDiskMb} MiB written): the game's writes now fail with ENOSPC`);
+      })
+      .catch(() => undefined);
   }
 
   /** The server's stop (or the agent's shutdown). */
@@ -425,6 +465,6 @@ export class Session {
     await quietly('audio', () => this.audioServer?.process.stop());
     await quietly('display', () => this.xvfb?.stop());
     this.releasePackage?.();
-    await quietly('session folder', () => rm(this.dir, { recursive: true, force: true }));
+    await quietly('session folder', () => (this.disk ? this.disk.remove() : rm(this.dir, { recursive: true, force: true })));
   }
 }

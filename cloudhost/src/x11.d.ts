@@ -19,7 +19,11 @@ declare module 'x11' {
     require(name: 'xtest', callback: Callback<XTestExtension>): void;
     QueryTree(window: number, callback: Callback<{ root: number; parent: number; children: number[] }>): void;
     GetWindowAttributes(window: number, callback: Callback<{ mapState: number; overrideRedirect: number }>): void;
-    ChangeWindowAttributes(window: number, values: { eventMask?: number }): void;
+    ChangeWindowAttributes(window: number, values: { eventMask?: number; cursor?: number }): void;
+    AllocID(): number;
+    OpenFont(font: number, name: string): void;
+    CloseFont(font: number): void;
+    CreateGlyphCursor(cursor: number, sourceFont: number, maskFont: number, sourceChar: number, maskChar: number, fore: { R: number; G: number; B: number }, back: { R: number; G: number; B: number }): void;
     SetInputFocus(window: number, revertTo: number): void;
     GetInputFocus(callback: Callback<{ focus: number; revertTo: number }>): void;
     terminate(): void;
@@ -27,6 +31,6 @@ declare module 'x11' {
 
   export type XDisplay = { client: XClient; screen: { root: number; pixel_width: number; pixel_height: number }[] };
 
-  export function createClient(options: { display?: string; disableBigRequests?: boolean; shm?: false | 'off' }, callback: Callback<XDisplay>): XClient;
+  export function createClient(options: { display?: string; stream?: import('node:net').Socket; disableBigRequests?: boolean; shm?: false | 'off' }, callback: Callback<XDisplay>): XClient;
   export const eventMask: Record<string, number>;
 }

@@ -320,8 +320,23 @@ function childrenOf(pid: number): number[] {
     .map(Number);
 }
 
-test('an agent killed outright (SIGKILL) leaves none of its programs running', async () => {
-  const killed = await startCloudAgent({ server: server.url, token: machineToken, capacity: 1 });
+/** Processes running as one of an agent's uids (its sessions' games, servers and encoders). */
+function processesOfUids(from: number, count: number): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+        return uid >= from && uid < from + count;
+      } catch {
+        return false;
+      }
+    });
+}
+
+test('an agent killed outright (SIGKILL) leaves none of its programs running; its next start unmounts what it left', async () => {
+  const killedDir = mkdtempSync(join(tmpdir(), 'cloudhost-killed-'));
+  const killed = await startCloudAgent({ server: server.url, token: machineToken, capacity: 1, workDir: killedDir });
   const previous = agent;
   agent = killed;
   try {
@@ -331,9 +346,20 @@ test('an agent killed outright (SIGKILL) leaves none of its programs running', a
     const { player } = await playSession(probeGame.id);
     const programs = childrenOf(killed.process.pid!);
     expect(programs.length).toBeGreaterThanOrEqual(4);
+    expect(processesOfUids(killed.uidBase, 128).length).toBeGreaterThanOrEqual(4);
     await killed.stop('SIGKILL');
     await waitUntil(() => programs.every((pid) => !existsSync(`/proc/${pid}`)), 'every program of the killed agent gone', 10_000);
+    await waitUntil(() => processesOfUids(killed.uidBase, 128).length === 0, 'every process of the killed agent’s users gone', 10_000);
     await player.close();
+    // Its session's tmpfs stays mounted until an agent starts on the same work dir.
+    expect(killed.leftoverMounts.length).toBe(1);
+    const next = await startCloudAgent({ server: server.url, token: machineToken, capacity: 0, workDir: killedDir });
+    await next.waitForLog(/unmounted 1 session folder\(s\) an earlier run left/);
+    await next.waitForLog(/connected to the server/);
+    await next.stop('SIGTERM');
+    expect(next.leftoverMounts).toEqual([]);
+    expect(readdirSync(join(killedDir, 'sessions'))).toEqual([]);
+    rmSync(killedDir, { recursive: true, force: true });
   } finally {
     agent = await startCloudAgent({ server: server.url, token: machineToken, capacity: 2 });
     await agent.waitForLog(/connected to the server/);
@@ -369,17 +395,9 @@ describe('the host agent and an unreachable server', () => {
   }, 30_000);
 });
 
-test('no session leaves a process or a folder behind', async () => {
+test('no session leaves a process, a mount or a folder behind', async () => {
   await agent.stop('SIGTERM');
-  const leftovers = readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .map((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      } catch {
-        return '';
-      }
-    })
-    .filter((cmdline) => cmdline.includes(agent.workDir));
-  expect(leftovers).toEqual([]);
+  // Every process of a session runs as one of the agent's uids (its game, its servers, its encoders).
+  expect(processesOfUids(agent.uidBase, 128)).toEqual([]);
+  expect(agent.leftoverMounts).toEqual([]);
 });

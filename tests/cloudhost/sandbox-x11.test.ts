@@ -7,8 +7,10 @@ import { join } from 'node:path';
 import { decodeInput, encodeInput } from '../../src/shared/cloud-play/input.ts';
 import { displayInUse, startXvfb } from '../../cloudhost/src/display.ts';
 import { XTestInjector } from '../../cloudhost/src/injector.ts';
-import { ManagedProcess, waitFor } from '../../cloudhost/src/processes.ts';
-import { identityFiles, readHostRoots, sandboxCommand } from '../../cloudhost/src/sandbox.ts';
+import { jailCommand, readHostRoots, startJail } from '../../cloudhost/src/jail.ts';
+import { waitFor, type ManagedProcess } from '../../cloudhost/src/processes.ts';
+import { gameJail, identityFiles, newMachineId, type GameSandbox } from '../../cloudhost/src/sandbox.ts';
+import { sessionLayout, type SessionLayout } from '../../cloudhost/src/session-disk.ts';
 import { buildX11Probe, requireHostPrograms } from '../support/cloudhost-tools.ts';
 
 /**
@@ -17,8 +19,12 @@ import { buildX11Probe, requireHostPrograms } from '../support/cloudhost-tools.t
  */
 const isRoot = process.getuid?.() === 0;
 const uid = isRoot ? 61_990 : undefined;
+const serviceUid = isRoot ? 61_990 + 64 : undefined;
+const programs = { bwrap: 'bwrap', prlimit: 'prlimit', setpriv: 'setpriv' };
 
 let dir: string;
+/** The X server's session: its socket in displayLayout.x11. */
+let displayLayout: SessionLayout;
 let display: number;
 let xvfb: ManagedProcess;
 let injector: XTestInjector;
@@ -26,15 +32,17 @@ let listener: Server;
 let listenerPort = 0;
 let connections = 0;
 
-type Session = { home: string; tmp: string; etc: string };
+type Session = SessionLayout;
 
+/** A session folder sharing the display's x11/ (a link: the game binds its socket). */
 function makeSession(name: string, files: Record<string, { content: string | Uint8Array; mode?: number }>): Session {
   const root = join(dir, name);
-  const session = { home: join(root, 'home'), tmp: join(root, 'tmp'), etc: join(root, 'etc') };
+  const session = { ...sessionLayout(root), x11: displayLayout.x11, x11Socket: displayLayout.x11Socket };
   mkdirSync(join(session.home, 'game'), { recursive: true });
   mkdirSync(session.tmp);
   mkdirSync(session.etc);
   chmodSync(root, 0o711);
+  writeFileSync(join(session.etc, 'machine-id'), newMachineId());
   for (const [path, file] of Object.entries(files)) {
     writeFileSync(join(session.home, 'game', path), file.content);
     chmodSync(join(session.home, 'game', path), file.mode ?? 0o644);
@@ -49,19 +57,22 @@ function makeSession(name: string, files: Record<string, { content: string | Uin
   return session;
 }
 
-function startGame(session: Session, entrypoint: string[]): ManagedProcess {
-  const command = sandboxCommand({
-    homeDir: session.home,
-    tmpDir: session.tmp,
-    etcDir: session.etc,
+function gameSpec(session: Session, entrypoint: string[], memoryBytes = 2 * 1024 ** 3): GameSandbox {
+  return {
+    layout: session,
     entrypoint,
     display,
+    withSound: false,
     uid,
-    limits: { memoryBytes: 2 * 1024 ** 3, processes: 256, fileBytes: 64 * 1024 ** 2, openFiles: 1024 },
-    programs: { bwrap: 'bwrap', prlimit: 'prlimit', setpriv: 'setpriv' },
+    limits: { memoryBytes, processes: 256, fileBytes: 64 * 1024 ** 2, openFiles: 1024 },
+    shmBytes: 16 * 1024 ** 2,
+    programs,
     hostRoots: readHostRoots(),
-  });
-  return new ManagedProcess('game', command.command, command.args, { env: command.env });
+  };
+}
+
+function startGame(session: Session, entrypoint: string[]): ManagedProcess {
+  return startJail('game', gameJail(gameSpec(session, entrypoint)));
 }
 
 const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : '');
@@ -85,8 +96,13 @@ beforeAll(async () => {
   chmodSync(dir, 0o711);
   display = 180 + Math.floor(Math.random() * 50);
   while (displayInUse(display)) display += 1;
-  xvfb = await startXvfb('Xvfb', display, 640, 480);
-  injector = await XTestInjector.connect(display);
+  displayLayout = sessionLayout(join(dir, 'display'));
+  mkdirSync(displayLayout.x11, { recursive: true, mode: 0o711 });
+  chmodSync(displayLayout.dir, 0o711);
+  if (serviceUid !== undefined) chownSync(displayLayout.x11, serviceUid, serviceUid);
+  const limits = { memoryBytes: 2 * 1024 ** 3, processes: 256, fileBytes: 64 * 1024 ** 2, openFiles: 1024 };
+  xvfb = await startXvfb({ layout: displayLayout, uid: serviceUid, limits, hostRoots: readHostRoots(), programs }, 'Xvfb', display, 640, 480);
+  injector = await XTestInjector.connect(displayLayout.x11Socket(display), display);
   listener = createServer((socket) => {
     connections += 1;
     socket.destroy();
@@ -183,21 +199,21 @@ describe('the sandboxed game and the XTest input path', () => {
   });
 
   test('the sandbox has no network interface but its own loopback', () => {
-    const command = sandboxCommand({
-      homeDir: makeSession('s3', {}).home,
-      tmpDir: join(dir, 's3', 'tmp'),
-      etcDir: join(dir, 's3', 'etc'),
-      entrypoint: ['x'],
-      display,
-      uid,
-      limits: { memoryBytes: 0, processes: 256, fileBytes: 1024 ** 2, openFiles: 256 },
-      programs: { bwrap: 'bwrap', prlimit: 'prlimit', setpriv: 'setpriv' },
-      hostRoots: readHostRoots(),
+    const session = makeSession('s3', {});
+    // The same jail with another program: list the interfaces the kernel shows.
+    const jail = jailCommand({ ...gameJail(gameSpec(session, ['x'], 0)), command: ['/bin/cat', '/proc/net/dev'] });
+    // fds 3 and 4: bubblewrap's options and the seccomp filter, from files here (the agent uses pipes).
+    const output = execFileSync('sh', ['-c', 'o=$1; f=$2; shift 2; exec "$@" 3<"$o" 4<"$f"', 'sh', writeTemp('options', jail.fds[0]), writeTemp('filter', jail.fds[1]), jail.command, ...jail.args], {
+      env: jail.env,
+      encoding: 'utf8',
     });
-    // The same command line with another program at the end: list the interfaces the kernel shows.
-    const args = [...command.args.slice(0, -1), '/bin/cat', '/proc/net/dev'];
-    const output = execFileSync(command.command, args, { env: command.env, encoding: 'utf8' });
     const interfaces = output.split('\n').slice(2).map((line) => line.split(':')[0]!.trim()).filter(Boolean);
     expect(interfaces).toEqual(['lo']);
   });
 });
+
+function writeTemp(name: string, content: Uint8Array): string {
+  const path = join(dir, `${name}-${Math.random().toString(36).slice(2)}`);
+  writeFileSync(path, content);
+  return path;
+}

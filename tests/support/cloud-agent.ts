@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { mountsBelow } from '../../cloudhost/src/session-disk.ts';
 
 /**
  * The real cloud-play host agent (dist/cloudhost.js under node) for tests: built when missing or older
@@ -58,6 +59,10 @@ export type CloudAgentOptions = {
 export type RunningCloudAgent = {
   process: ChildProcess;
   workDir: string;
+  /** Session k's game runs as uidBase + k, its servers and encoders as uidBase + 64 + k (when the tests run as root). */
+  uidBase: number;
+  /** Mounts found below the work dir once the agent had exited (set by stop). */
+  leftoverMounts: string[];
   /** Every line the agent wrote (stderr and stdout). */
   logs: string[];
   /** Resolves with the first log line (past or future) matching `pattern`. */
@@ -73,7 +78,12 @@ export async function startCloudAgent(options: CloudAgentOptions): Promise<Runni
   const ownDir = options.workDir === undefined;
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'cloudhost-agent-'));
   mkdirSync(workDir, { recursive: true });
-  const args = [bundle, '--server', options.server, '--capacity', String(options.capacity ?? 1), '--work-dir', workDir, '--log-level', 'debug', ...(options.args ?? [])];
+  // A uid range of its own (games base+k, services base+64+k), so agents of tests running at once
+  // never share a user, and a test can look for processes of its agent's users.
+  const given = options.args?.indexOf('--sandbox-uid-base') ?? -1;
+  const uidBase = given >= 0 ? Number(options.args![given + 1]) : 100_000 + 128 * Math.floor(Math.random() * 20_000);
+  const uidArgs = given >= 0 ? [] : ['--sandbox-uid-base', String(uidBase)];
+  const args = [bundle, '--server', options.server, '--capacity', String(options.capacity ?? 1), '--work-dir', workDir, '--log-level', 'debug', ...uidArgs, ...(options.args ?? [])];
   const child = spawn('node', args, {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', CLOUDHOST_TOKEN: options.token, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -106,6 +116,8 @@ export async function startCloudAgent(options: CloudAgentOptions): Promise<Runni
   const agent: RunningCloudAgent = {
     process: child,
     workDir,
+    uidBase,
+    leftoverMounts: [],
     logs,
     exited,
     waitForLog(pattern, timeoutMs = 20_000) {
@@ -128,7 +140,12 @@ export async function startCloudAgent(options: CloudAgentOptions): Promise<Runni
       const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
       const code = await exited;
       clearTimeout(timer);
-      if (ownDir) rmSync(workDir, { recursive: true, force: true });
+      agent.leftoverMounts = mountsBelow(workDir);
+      if (ownDir) {
+        // A killed agent leaves its sessions' tmpfs mounted (its next start unmounts them): unmount them here.
+        for (const point of [...agent.leftoverMounts].sort((a, b) => b.length - a.length)) spawnSync('umount', ['--lazy', point]);
+        rmSync(workDir, { recursive: true, force: true });
+      }
       return code;
     },
   };

@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { createConnection, createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
+import { registerUser, type TestUser } from '../support/accounts.ts';
+import { startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
+import { buildHostileGame, requireHostPrograms } from '../support/cloudhost-tools.ts';
+import { findFreePort as freePort } from '../support/free-port.ts';
+import { uploadPackage } from '../support/packages.ts';
+import { createProject, type TestProject } from '../support/projects.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
+
+/**
+ * A hostile game run by the real agent in the real sandbox (issue 27's corpus): it tries the ways out
+ * an outside probe found (module loading in the sound server, a font server the X server dials, the
+ * sandbox's own map in /proc), the system calls container runtimes refuse, filling the disk, and
+ * signalling a process outside; see tests/cloudhost/fixtures/hostile-game.c. It writes what happened
+ * to its home; the test reads that from the host and checks the host itself.
+ */
+let server: TestServer;
+let admin: TestUser;
+let project: TestProject;
+let agent: RunningCloudAgent;
+let listener: Server;
+let sleeper: ChildProcess;
+const connections: string[] = [];
+const scratch = mkdtempSync(join(tmpdir(), 'cloudhost-hostile-'));
+const nonce = `${process.pid}-${Date.now()}`;
+const marker = join(tmpdir(), `cartridge-hostile-${nonce}.marker`);
+const fifo = join(tmpdir(), `cartridge-hostile-${nonce}.fifo`);
+const pidFile = join(scratch, 'sleeper.pid');
+/** A uid range no other test's agent uses: session 0's game runs as uidBase. */
+const uidBase = 200_000 + Math.floor(Math.random() * 700_000);
+const quotaMb = 64;
+const shmMb = 32;
+const fillMb = 200;
+const repoRoot = resolve(import.meta.dir, '..', '..');
+
+let report: Map<string, string>;
+let procText: string;
+let session: CreatedCloudSession;
+let freeBefore = 0;
+let freeAfter = 0;
+let pulsePort = 0;
+
+const freeBytes = (path: string) => {
+  const stats = statfsSync(path);
+  return stats.bavail * stats.bsize;
+};
+
+async function waitUntil(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline || agent.logs.some((line) => / (ended|errored) \(/.test(line))) throw new Error(`${what}: not within ${timeoutMs} ms; agent log:\n${agent.logs.slice(-25).join('\n')}`);
+    await Bun.sleep(100);
+  }
+}
+
+beforeAll(async () => {
+  requireHostPrograms();
+  listener = createServer((socket) => {
+    connections.push(`${socket.remoteAddress}:${socket.remotePort}`);
+    socket.destroy();
+  });
+  await new Promise<void>((done) => listener.listen(0, '127.0.0.1', done));
+  const port = (listener.address() as { port: number }).port;
+  pulsePort = await freePort();
+
+  // A process outside the sandbox, of the very uid the game runs as: the game must not reach it.
+  sleeper = spawn('setpriv', [`--reuid=${uidBase}`, `--regid=${uidBase}`, '--clear-groups', 'sleep', '3600'], { stdio: 'ignore' });
+  writeFileSync(pidFile, `${sleeper.pid}\n`);
+
+  const game = buildHostileGame(scratch, { marker, pidFile });
+  server = await startTestServer({ CLOUD_PLAY_WIDTH: '320', CLOUD_PLAY_HEIGHT: '240', CLOUD_PLAY_FPS: '10', CLOUD_PLAY_CONNECT_SECONDS: '300', CLOUD_PLAY_IDLE_SECONDS: '600' });
+  admin = await registerUser(server);
+  project = await createProject(server, admin);
+  const attack = [`port ${port}`, `pulse_port ${pulsePort}`, `fifo ${fifo}`, 'plugin plugin.so', `fill_mb ${fillMb}`].join('\n');
+  const pkg = await uploadPackage(
+    server,
+    admin,
+    project.id,
+    { hostile: readFileSync(game.binary), 'plugin.so': readFileSync(game.plugin), 'attack.txt': `${attack}\n` },
+    { tags: ['os:linux', 'arch:x86'], entrypoint: ['hostile'] },
+  );
+  const machine = await server.trpc(admin.token).admin.cloudMachines.create.mutate({ title: 'Hostile rack' });
+  agent = await startCloudAgent({
+    server: server.url,
+    token: machine.token,
+    capacity: 1,
+    args: ['--sandbox-uid-base', String(uidBase), '--session-disk-mb', String(quotaMb), '--shm-mb', String(shmMb), '--max-file-mb', '1024'],
+  });
+  await agent.waitForLog(/connected to the server/);
+  freeBefore = freeBytes(agent.workDir);
+
+  const response = await server.fetch(`/api/projects/${project.id}/packages/${pkg.id}/cloud-play`, { method: 'POST', token: admin.token });
+  expect(response.status).toBe(200);
+  session = (await response.json()) as CreatedCloudSession;
+  const reportPath = join(agent.workDir, 'sessions', session.session, 'home', 'report.txt');
+  const read = () => (existsSync(reportPath) ? readFileSync(reportPath, 'utf8') : '');
+  await waitUntil(() => read().includes('done yes'), 'the hostile game’s report', 120_000);
+  freeAfter = freeBytes(agent.workDir);
+  report = new Map(
+    read()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)] as [string, string]),
+  );
+  if (process.env.HOSTILE_DEBUG) console.log(read());
+  procText = readFileSync(join(agent.workDir, 'sessions', session.session, 'home', 'proc.txt'), 'utf8');
+}, 240_000);
+
+afterAll(async () => {
+  await agent?.stop('SIGTERM');
+  await server?.stop();
+  listener?.close();
+  sleeper?.kill('SIGKILL');
+  for (const path of [marker, fifo, scratch]) rmSync(path, { recursive: true, force: true });
+});
+
+const outcome = (probe: string) => {
+  const value = report.get(probe);
+  if (value === undefined) throw new Error(`the game reported no ${probe}; its report:\n${[...report].map((entry) => entry.join(' ')).join('\n')}`);
+  return value;
+};
+
+describe('a hostile game in the real sandbox of the real agent', () => {
+  test('the sound server loads no module: no code of the package outside, no listener, no outbound connection, no file', async () => {
+    for (const probe of ['pulse_load_null_sink', 'pulse_load_ladspa', 'pulse_load_tcp', 'pulse_load_tunnel', 'pulse_load_pipe']) {
+      expect({ probe, exit: outcome(probe).split(' ')[0] }).not.toEqual({ probe, exit: '0' });
+    }
+    // The game still has its sound: the server answers it.
+    expect(outcome('pulse_info').split(' ')[0]).toBe('0');
+    expect(existsSync(marker)).toBe(false);
+    expect(existsSync(fifo)).toBe(false);
+    expect(sleeper.exitCode === null && sleeper.signalCode === null).toBe(true);
+    {
+      const refused = await new Promise<boolean>((done) => {
+        const socket = createConnection(pulsePort, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          done(false);
+        });
+        socket.once('error', () => done(true));
+      });
+      expect(refused).toBe(true);
+    }
+  });
+
+  test('nothing the game does reaches the host’s network: directly, through the X server or the sound server', () => {
+    expect(outcome('net_connect')).not.toBe('connected');
+    expect(outcome('x11_font_server')).toBe('asked');
+    expect(connections).toEqual([]);
+  });
+
+  test('no host path anywhere in /proc; a machine id of its own', () => {
+    expect(outcome('proc')).toBe('copied');
+    expect(outcome('host_home_learned')).toBe('no');
+    expect(procText.length).toBeGreaterThan(10_000);
+    for (const hostPath of [agent.workDir, scratch, repoRoot, `sessions/${session.session}`, 'cloudhost-agent-']) {
+      expect({ hostPath, seen: procText.includes(hostPath) }).toEqual({ hostPath, seen: false });
+    }
+    const hostId = existsSync('/etc/machine-id') ? readFileSync('/etc/machine-id', 'utf8').trim() : '';
+    expect(outcome('machine_id')).toMatch(/^[0-9a-f]{32}$/);
+    expect(outcome('machine_id')).not.toBe(hostId);
+  });
+
+  test('a seccomp filter refuses what container runtimes refuse', () => {
+    expect(outcome('seccomp_mode')).toBe('2');
+    const refused = [
+      'mount',
+      'unshare_user',
+      'unshare_mount',
+      'setns',
+      'keyctl',
+      'add_key',
+      'bpf',
+      'perf_event_open',
+      'userfaultfd',
+      'io_uring_setup',
+      'kexec_load',
+      'init_module',
+      'open_by_handle_at',
+      'vsock',
+      'ptrace_attach',
+      'ptrace_traceme',
+      'process_vm_readv',
+    ];
+    for (const probe of refused) expect({ probe, outcome: outcome(probe) }).toEqual({ probe, outcome: 'refused EPERM' });
+    expect(outcome('clone3')).toBe('refused ENOSYS');
+  });
+
+  test('its writable area is bounded: ENOSPC past the quota, the host’s disk untouched, one log line', async () => {
+    for (const probe of ['fill_home', 'fill_tmp']) {
+      const [written, error] = outcome(probe).split(' ');
+      expect({ probe, error }).toEqual({ probe, error: 'ENOSPC' });
+      expect(Number(written)).toBeLessThanOrEqual(quotaMb);
+    }
+    const [shmWritten, shmError] = outcome('fill_shm').split(' ');
+    expect(shmError).toBe('ENOSPC');
+    expect(Number(shmWritten)).toBeLessThanOrEqual(shmMb);
+    // The game tried to write 3 × 200 MiB; what other tests write meanwhile is far less than that.
+    expect(freeBefore - freeAfter).toBeLessThan(150 * 1024 * 1024);
+    const full = await agent.waitForLog(new RegExp(`session ${session.session}: its disk area is full`), 30_000);
+    expect(agent.logs.filter((line) => line === full)).toHaveLength(1);
+  });
+
+  test('it signals and traces nothing outside its sandbox', () => {
+    expect(report.has('kill_all')).toBe(true);
+    expect(sleeper.exitCode === null && sleeper.signalCode === null).toBe(true);
+    expect(execFileSync('ps', ['-o', 'pid=', '-p', String(sleeper.pid)], { encoding: 'utf8' }).trim()).toBe(String(sleeper.pid));
+  });
+});
