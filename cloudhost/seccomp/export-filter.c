@@ -1,7 +1,7 @@
 /*
  * Compiles a seccomp policy into the BPF program bubblewrap's --seccomp takes, with libseccomp (the
  * library container runtimes use). The policy comes on stdin, one rule a line (cloudhost/src/
- * seccomp-policy.ts writes it); the program goes to stdout. Built and run by
+ * seccomp-policy.ts writes it); the program goes to stdout (`--version`: libseccomp's). Built and run by
  * src/tools/build-seccomp-filter.ts; nothing here is policy.
  *
  *   arch NAME                          x86_64, x86, x32 (the first is the native one)
@@ -30,7 +30,12 @@ static int syscall_number(int line, const char *name) {
   return number;
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+    const struct scmp_version *version = seccomp_version();
+    printf("libseccomp %u.%u.%u\n", version->major, version->minor, version->micro);
+    return 0;
+  }
   scmp_filter_ctx filter = NULL;
   char text[512];
   int line = 0;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -45,6 +45,30 @@ let session: CreatedCloudSession;
 let freeBefore = 0;
 let freeAfter = 0;
 let pulsePort = 0;
+let shmTarget: ChildProcess | undefined;
+let shmVerdict: () => Promise<string>;
+const fontDir = join(scratch, 'fonts');
+const fontAlias = `cartridge-secret-${process.pid}-${Date.now()}`;
+
+/** A child's stdout, a line at a time. */
+function lines(child: ChildProcess): { next(): Promise<string> } {
+  let buffered = '';
+  const waiting: ((line: string) => void)[] = [];
+  const ready: string[] = [];
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (text: string) => {
+    buffered += text;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      const waiter = waiting.shift();
+      if (waiter) waiter(line);
+      else ready.push(line);
+    }
+  });
+  return { next: () => (ready.length > 0 ? Promise.resolve(ready.shift()!) : new Promise((resolve) => waiting.push(resolve))) };
+}
 
 const freeBytes = (path: string) => {
   const stats = statfsSync(path);
@@ -74,10 +98,31 @@ beforeAll(async () => {
   writeFileSync(pidFile, `${sleeper.pid}\n`);
 
   const game = buildHostileGame(scratch, { marker, pidFile });
+  // A host folder whose fonts.alias names a font nobody else has, and a host memory segment open to all.
+  mkdirSync(fontDir);
+  writeFileSync(join(fontDir, 'fonts.dir'), '0\n');
+  writeFileSync(join(fontDir, 'fonts.alias'), `${fontAlias} fixed\n`);
+  shmTarget = spawn(game.shmTarget, [], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const shmLines = lines(shmTarget);
+  const shmId = Number(await shmLines.next());
+  expect(shmId).toBeGreaterThanOrEqual(0);
+  shmVerdict = async () => {
+    shmTarget!.stdin!.write('check\n');
+    return shmLines.next();
+  };
   server = await startTestServer({ CLOUD_PLAY_WIDTH: '320', CLOUD_PLAY_HEIGHT: '240', CLOUD_PLAY_FPS: '10', CLOUD_PLAY_CONNECT_SECONDS: '300', CLOUD_PLAY_IDLE_SECONDS: '600' });
   admin = await registerUser(server);
   project = await createProject(server, admin);
-  const attack = [`port ${port}`, `pulse_port ${pulsePort}`, `fifo ${fifo}`, 'plugin plugin.so', `fill_mb ${fillMb}`].join('\n');
+  const attack = [
+    `port ${port}`,
+    `pulse_port ${pulsePort}`,
+    `fifo ${fifo}`,
+    'plugin plugin.so',
+    `fill_mb ${fillMb}`,
+    `font_dir ${fontDir}`,
+    `font_alias ${fontAlias}`,
+    `shm_id ${shmId}`,
+  ].join('\n');
   const pkg = await uploadPackage(
     server,
     admin,
@@ -117,6 +162,7 @@ afterAll(async () => {
   await server?.stop();
   listener?.close();
   sleeper?.kill('SIGKILL');
+  shmTarget?.kill('SIGKILL');
   for (const path of [marker, fifo, scratch]) rmSync(path, { recursive: true, force: true });
 });
 
@@ -153,6 +199,12 @@ describe('a hostile game in the real sandbox of the real agent', () => {
     expect(outcome('net_connect')).not.toBe('connected');
     expect(outcome('x11_font_server')).toBe('asked');
     expect(connections).toEqual([]);
+  });
+
+  test('the X server reads no host folder and writes into no shared memory of the host’s', async () => {
+    expect(outcome('x11_font_dir')).toBe('unread');
+    expect(outcome('x11_shm')).toBe('asked');
+    expect(await shmVerdict()).toBe('intact');
   });
 
   test('no host path anywhere in /proc; a machine id of its own', () => {

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 
 /** The Debian packages the cloud-play host agent and its tests need (CI installs them). */
-export const cloudhostPackages = ['xvfb', 'ffmpeg', 'bubblewrap', 'pulseaudio', 'pulseaudio-utils', 'gcc', 'libx11-dev', 'util-linux'] as const;
+export const cloudhostPackages = ['xvfb', 'ffmpeg', 'bubblewrap', 'pulseaudio', 'pulseaudio-utils', 'gcc', 'libx11-dev', 'libxext-dev', 'libseccomp-dev', 'seccomp', 'util-linux'] as const;
 
 const programs: Record<string, string> = { Xvfb: 'xvfb', ffmpeg: 'ffmpeg', bwrap: 'bubblewrap', pulseaudio: 'pulseaudio', pactl: 'pulseaudio-utils', gcc: 'gcc', prlimit: 'util-linux', setpriv: 'util-linux' };
 
@@ -42,17 +42,20 @@ export function buildColourGame(output: string, options: { animateFps?: number; 
 
 /**
  * Compiles the hostile game of tests/cloudhost/hostile-game.test.ts into `dir`: its binary and its
- * "LADSPA plugin", which leaves `marker` and kills the pid in `pidFile` if anything ever loads it.
+ * "LADSPA plugin", which leaves `marker` and kills the pid in `pidFile` if anything ever loads it, and
+ * the host's shared memory segment it aims at (fixtures/shm-target.c).
  */
-export function buildHostileGame(dir: string, options: { marker: string; pidFile: string }): { binary: string; plugin: string } {
+export function buildHostileGame(dir: string, options: { marker: string; pidFile: string }): { binary: string; plugin: string; shmTarget: string } {
   const fixtures = new URL('../cloudhost/fixtures/', import.meta.url).pathname;
   const binary = `${dir}/hostile-game`;
   const plugin = `${dir}/hostile-plugin.so`;
-  execFileSync('gcc', ['-O1', '-o', binary, `${fixtures}hostile-game.c`, '-lX11'], { stdio: 'pipe' });
+  execFileSync('gcc', ['-O1', '-o', binary, `${fixtures}hostile-game.c`, '-lX11', '-lXext'], { stdio: 'pipe' });
   const quoted = (path: string) => {
     if (!/^[\w./-]+$/.test(path)) throw new Error(`not a plain path: ${path}`);
     return `"${path}"`;
   };
   execFileSync('gcc', ['-O1', '-shared', '-fPIC', `-DMARKER=${quoted(options.marker)}`, `-DPIDFILE=${quoted(options.pidFile)}`, '-o', plugin, `${fixtures}hostile-plugin.c`], { stdio: 'pipe' });
-  return { binary, plugin };
+  const shmTarget = `${dir}/shm-target`;
+  execFileSync('gcc', ['-O1', '-o', shmTarget, `${fixtures}shm-target.c`], { stdio: 'pipe' });
+  return { binary, plugin, shmTarget };
 }
