@@ -7,6 +7,7 @@ import { displayInUse } from './display.ts';
 import { describeError, type Logger } from './log.ts';
 import { openChunkCache, type ChunkCache, type ChunkCacheOptions } from './package-cache.ts';
 import { readHostRoots } from './jail.ts';
+import { missingCapabilities, type AgentCapability } from './privileges.ts';
 import { unmountLeftovers } from './session-disk.ts';
 import { Session, type StartWork } from './session.ts';
 
@@ -92,6 +93,14 @@ export class Agent {
     }
     if (config.sessionDiskMb > 0 && process.getuid?.() !== 0) {
       throw new Error('the session disk quota (--session-disk-mb) mounts a tmpfs per session, which needs root: run the agent as root, or pass --session-disk-mb 0 to let games write to the work dir without a bound');
+    }
+    const wanted: AgentCapability[] = [
+      ...(this.switchesUser ? (['setuid', 'setgid', 'chown', 'dac_override', 'kill'] as const) : []),
+      ...(config.sessionDiskMb > 0 ? (['sys_admin'] as const) : []),
+    ];
+    const missing = missingCapabilities(wanted);
+    if (missing.length > 0) {
+      throw new Error(`the agent runs as root without the capabilities ${missing.join(', ')}: a session needs ${wanted.join(', ')} (see "Least privilege" in the hosts guide)`);
     }
     const sessionsDir = join(config.workDir, 'sessions');
     await mkdir(sessionsDir, { recursive: true, mode: 0o711 });

@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { agentCapabilities } from '../../cloudhost/src/privileges.ts';
+import { mountsBelow } from '../../cloudhost/src/session-disk.ts';
 import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
@@ -75,10 +77,11 @@ const freeBytes = (path: string) => {
   return stats.bavail * stats.bsize;
 };
 
-async function waitUntil(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
+/** Waits for `check`; gives up at the deadline or, while the session should be running, once it has ended. */
+async function waitUntil(check: () => boolean, what: string, timeoutMs = 60_000, whileRunning = true): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
-    if (Date.now() > deadline || agent.logs.some((line) => / (ended|errored) \(/.test(line))) throw new Error(`${what}: not within ${timeoutMs} ms; agent log:\n${agent.logs.slice(-25).join('\n')}`);
+    if (Date.now() > deadline || (whileRunning && agent.logs.some((line) => / (ended|errored) \(/.test(line)))) throw new Error(`${what}: not within ${timeoutMs} ms; agent log:\n${agent.logs.slice(-25).join('\n')}`);
     await Bun.sleep(100);
   }
 }
@@ -135,6 +138,8 @@ beforeAll(async () => {
     server: server.url,
     token: machine.token,
     capacity: 1,
+    // Root bounded to the capabilities the hosts guide lists: the corpus runs as an operator following it would.
+    prefix: ['setpriv', `--bounding-set=-all,${Object.keys(agentCapabilities).map((name) => `+${name}`).join(',')}`, '--inh-caps=-all', '--'],
     args: ['--sandbox-uid-base', String(uidBase), '--session-disk-mb', String(quotaMb), '--shm-mb', String(shmMb), '--max-file-mb', '1024'],
   });
   await agent.waitForLog(/connected to the server/);
@@ -264,4 +269,28 @@ describe('a hostile game in the real sandbox of the real agent', () => {
     expect(sleeper.exitCode === null && sleeper.signalCode === null).toBe(true);
     expect(execFileSync('ps', ['-o', 'pid=', '-p', String(sleeper.pid)], { encoding: 'utf8' }).trim()).toBe(String(sleeper.pid));
   });
+
+  test('stopping it ends every process of its users and unmounts its folder (the agent holding only the listed capabilities)', async () => {
+    const stop = await server.fetch('/api/cloud-play/session/stop', { method: 'POST', json: { token: session.token } });
+    expect(stop.status).toBe(200);
+    await agent.waitForLog(new RegExp(`session ${session.session}: ended`), 30_000);
+    const ofSession = () => processesOfUids(uidBase, 128);
+    await waitUntil(() => ofSession().length === 0, 'the session’s processes to end', 20_000, false);
+    expect(mountsBelow(agent.workDir)).toEqual([]);
+    expect(existsSync(join(agent.workDir, 'sessions', session.session))).toBe(false);
+  });
 });
+
+/** Processes running as one of the uids from..from+count-1 (pids). */
+function processesOfUids(from: number, count: number): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+        return uid >= from && uid < from + count && pid !== String(sleeper.pid);
+      } catch {
+        return false;
+      }
+    });
+}

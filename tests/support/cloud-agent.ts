@@ -52,6 +52,8 @@ export type CloudAgentOptions = {
   /** More command-line options (--codec vp8, --log-level info, ...). */
   args?: string[];
   env?: Record<string, string>;
+  /** A command the agent is started through (`setpriv --bounding-set=...`, say): it ends with `node ...`. */
+  prefix?: string[];
   /** Print the agent's log lines as they come (or set CLOUDHOST_TEST_LOG=1). */
   echo?: boolean;
 };
@@ -84,7 +86,8 @@ export async function startCloudAgent(options: CloudAgentOptions): Promise<Runni
   const uidBase = given >= 0 ? Number(options.args![given + 1]) : 100_000 + 128 * Math.floor(Math.random() * 20_000);
   const uidArgs = given >= 0 ? [] : ['--sandbox-uid-base', String(uidBase)];
   const args = [bundle, '--server', options.server, '--capacity', String(options.capacity ?? 1), '--work-dir', workDir, '--log-level', 'debug', ...uidArgs, ...(options.args ?? [])];
-  const child = spawn('node', args, {
+  const [program, ...programArgs] = [...(options.prefix ?? []), 'node', ...args];
+  const child = spawn(program!, programArgs, {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', CLOUDHOST_TOKEN: options.token, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
