@@ -7,6 +7,7 @@ import { encodeInput, encodePing, type InputEvent } from '../../src/shared/cloud
 import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
+import { displayInUse } from '../../cloudhost/src/display.ts';
 import { startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
 import { buildX11Probe, requireHostPrograms } from '../support/cloudhost-tools.ts';
 import { startTestProxy } from '../support/http-proxy.ts';
@@ -336,7 +337,10 @@ function processesOfUids(from: number, count: number): string[] {
 
 test('an agent killed outright (SIGKILL) leaves none of its programs running; its next start unmounts what it left', async () => {
   const killedDir = mkdtempSync(join(tmpdir(), 'cloudhost-killed-'));
-  const killed = await startCloudAgent({ server: server.url, token: machineToken, capacity: 1, workDir: killedDir });
+  // Display numbers no other agent of the machine uses (others' lock files would say nothing of this one).
+  const displayBase = 3000 + Math.floor(Math.random() * 20_000);
+  const displayArgs = ['--display-base', String(displayBase)];
+  const killed = await startCloudAgent({ server: server.url, token: machineToken, capacity: 1, workDir: killedDir, args: displayArgs });
   const previous = agent;
   agent = killed;
   try {
@@ -344,6 +348,10 @@ test('an agent killed outright (SIGKILL) leaves none of its programs running; it
     // The shared agent leaves the queue to this one while it plays.
     await previous.stop('SIGTERM');
     const { player } = await playSession(probeGame.id);
+    // Its display leaves nothing on the host: no lock file, no socket in /tmp, no abstract socket.
+    const display = Number(/on display :(\d+)/.exec(await killed.waitForLog(/starting .* on display :\d+/))![1]);
+    expect(existsSync(`/tmp/.X${display}-lock`) || existsSync(`/tmp/.X11-unix/X${display}`) || displayInUse(display)).toBe(false);
+    expect(displayBase).toBe(display);
     const programs = childrenOf(killed.process.pid!);
     expect(programs.length).toBeGreaterThanOrEqual(4);
     expect(processesOfUids(killed.uidBase, 128).length).toBeGreaterThanOrEqual(4);
@@ -353,9 +361,14 @@ test('an agent killed outright (SIGKILL) leaves none of its programs running; it
     await player.close();
     // Its session's tmpfs stays mounted until an agent starts on the same work dir.
     expect(killed.leftoverMounts.length).toBe(1);
-    const next = await startCloudAgent({ server: server.url, token: machineToken, capacity: 0, workDir: killedDir });
+    const next = await startCloudAgent({ server: server.url, token: machineToken, capacity: 1, workDir: killedDir, args: displayArgs });
     await next.waitForLog(/unmounted 1 session folder\(s\) an earlier run left/);
     await next.waitForLog(/connected to the server/);
+    // The same display number again: nothing of the killed one's is left to push it along.
+    const again = await createSession(probeGame.id);
+    expect(Number(/on display :(\d+)/.exec(await next.waitForLog(new RegExp(`session ${again.session}: starting .* on display :\\d+`)))![1])).toBe(display);
+    await server.fetch('/api/cloud-play/session/stop', { method: 'POST', json: { token: again.token } });
+    await next.waitForLog(new RegExp(`session ${again.session}: (ended|errored)`));
     await next.stop('SIGTERM');
     expect(next.leftoverMounts).toEqual([]);
     expect(readdirSync(join(killedDir, 'sessions'))).toEqual([]);
