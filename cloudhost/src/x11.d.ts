@@ -15,8 +15,14 @@ declare module 'x11' {
     FakeInput(type: number, detail: number, time: number, window: number, x: number, y: number): void;
   }
 
+  export interface XFixesExtension {
+    QueryVersion(major: number, minor: number, callback: Callback<unknown>): void;
+    GetCursorImage(callback: Callback<{ width: number; height: number; xhot: number; yhot: number; cursorSerial: number }>): void;
+  }
+
   export interface XClient extends EventEmitter {
     require(name: 'xtest', callback: Callback<XTestExtension>): void;
+    require(name: 'fixes', callback: Callback<XFixesExtension>): void;
     QueryTree(window: number, callback: Callback<{ root: number; parent: number; children: number[] }>): void;
     GetWindowAttributes(window: number, callback: Callback<{ mapState: number; overrideRedirect: number }>): void;
     ChangeWindowAttributes(window: number, values: { eventMask?: number; cursor?: number }): void;

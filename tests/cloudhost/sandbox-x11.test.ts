@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createConnection, createServer, type Server } from 'node:net';
+import * as x11 from 'x11';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeInput, encodeInput } from '../../src/shared/cloud-play/input.ts';
@@ -196,6 +197,27 @@ describe('the sandboxed game and the XTest input path', () => {
     await game.stop(500);
     expect(game.running).toBe(false);
     await waitFor(() => hostProcesses(marker).length === 0, { timeoutMs: 5000, what: 'the sandbox’s processes to go' });
+  });
+
+  test('the display’s root cursor is the arrow, not the X server’s cross (the stream draws what XFixes reports)', async () => {
+    const image = await new Promise<{ width: number; height: number; xhot: number; yhot: number }>((resolve, reject) => {
+      const client = x11.createClient({ display: `:${display}`, stream: createConnection(displayLayout.x11Socket(display)) }, (error) => {
+        if (error) return reject(error);
+        client.require('fixes', (failed, fixes) => {
+          if (failed) return reject(failed);
+          fixes.QueryVersion(5, 0, () =>
+            fixes.GetCursorImage((imageError, value) => {
+              client.terminate();
+              if (imageError) reject(imageError);
+              else resolve(value);
+            }),
+          );
+        });
+      });
+    });
+    // The cross (XC_X_cursor) is 16x16 with its hot spot in the middle (7, 7); the arrow's is at its tip.
+    expect(image.xhot).toBeLessThanOrEqual(2);
+    expect(image.yhot).toBeLessThanOrEqual(2);
   });
 
   test('the sandbox has no network interface but its own loopback', () => {
