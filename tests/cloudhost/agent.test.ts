@@ -328,6 +328,10 @@ test('an agent killed outright (SIGKILL) leaves none of its programs running', a
     await killed.waitForLog(/connected to the server/);
     // The shared agent leaves the queue to this one while it plays.
     await previous.stop('SIGTERM');
+    // Its shutdown said capacity 0 for the machine both agents share; a session needs a machine online,
+    // which this one's next call (within a heartbeat) says again.
+    const deadline = Date.now() + 20_000;
+    while (!((await (await server.fetch('/api/cloud-play/availability')).json()) as { machineOnline: boolean }).machineOnline && Date.now() < deadline) await Bun.sleep(100);
     const { player } = await playSession(probeGame.id);
     const programs = childrenOf(killed.process.pid!);
     expect(programs.length).toBeGreaterThanOrEqual(4);
