@@ -11,9 +11,15 @@ import { missingCapabilities, type AgentCapability } from './privileges.ts';
 import { unmountLeftovers } from './session-disk.ts';
 import { Session, type StartWork } from './session.ts';
 
-/** Reconnection: 1 s, doubling, at most 30 s (60 s while the token is refused), ±20 % jitter. */
+/**
+ * Reconnection, ±20 % jitter. While the server cannot be reached (no answer, a 5xx: it is restarting or
+ * being upgraded) 1 s, then every 2 s: the server counts a machine silent past its
+ * CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS (30 s by default) as lost, so the agent must be back within a
+ * few seconds of the server. While the token is refused (401, 403: revoked or wrong) 1 s doubling
+ * up to 60 s: asking faster changes nothing.
+ */
 export function backoffMs(failures: number, refused: boolean): number {
-  const cap = refused ? 60_000 : 30_000;
+  const cap = refused ? 60_000 : 2000;
   const base = Math.min(cap, 1000 * 2 ** Math.max(0, failures - 1));
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
@@ -21,8 +27,12 @@ export function backoffMs(failures: number, refused: boolean): number {
 /** Session k's servers and encoders run as uid base + 64 + k (capacity is at most 64). */
 export const serviceUidOffset = 64;
 
-/** A held call that outlives the heartbeat by this much is taken as lost (a silent network). */
-const pollMarginMs = 15_000;
+/**
+ * A held call that outlives the heartbeat by this much is taken as lost (a silent network, a server
+ * that vanished without closing the connection): with the 20 s heartbeat and the 30 s machine timeout
+ * of the defaults, the agent then calls again before the server counts it lost.
+ */
+const pollMarginMs = 5000;
 /** Until the first reply says otherwise. */
 const defaultHeartbeatMs = 20_000;
 

@@ -78,6 +78,7 @@ export const configVariables = [
   ['CLOUD_PLAY_CONNECT_SECONDS', '60', 'cloud play: seconds a session may wait for a machine, then for the player to connect to its offer, then to start playing'],
   ['CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS', '30', 'cloud play: a host machine silent this long is lost and its sessions end'],
   ['CLOUD_PLAY_HEARTBEAT_SECONDS', '20', 'cloud play: how long a host agent\'s provide call is held at most (it calls again at once); below CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS'],
+  ['CLOUD_PLAY_INIT_HOLD_SECONDS', '8', 'cloud play: how long a player\'s session init is held waiting for the machine\'s offer before it answers timeout (0..30; 0: at once)'],
 ] as const;
 
 /** Variables whose value is never echoed in a configuration error. */
@@ -212,6 +213,7 @@ const environmentSchema = z.object({
   CLOUD_PLAY_CONNECT_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
   CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: z.coerce.number().min(0.2).max(86_400).default(30),
   CLOUD_PLAY_HEARTBEAT_SECONDS: z.coerce.number().min(0.1).max(3_600).default(20),
+  CLOUD_PLAY_INIT_HOLD_SECONDS: z.coerce.number().min(0).max(30).default(8),
 });
 
 export type Config = {
@@ -279,7 +281,10 @@ export type Config = {
    * Cloud play (domains/cloud-play): the ICE servers players and agents use (TURN credentials: never
    * logged), the stream settings, and the protocol's timings in milliseconds: how long a session may
    * wait for a machine, for the player's connect and for playing to start (connectMs); when a silent
-   * machine is lost (machineTimeoutMs); how long a provide call is held (heartbeatMs).
+   * machine is lost (machineTimeoutMs); how long a provide call is held (heartbeatMs); how long a
+   * player's init is held for the offer (initHoldMs). Derived from these: how often every serving
+   * process records that it is alive (servingBeatMs) and the longest pause of those records that is
+   * not yet a gap in serving (servingGapMs: domains/cloud-play/serving-clock.ts).
    */
   cloudPlay: {
     iceServers: IceServer[];
@@ -287,6 +292,9 @@ export type Config = {
     connectMs: number;
     machineTimeoutMs: number;
     heartbeatMs: number;
+    initHoldMs: number;
+    servingBeatMs: number;
+    servingGapMs: number;
   };
 };
 
@@ -411,7 +419,20 @@ function cloudPlayConfigOf(values: z.infer<typeof environmentSchema>): Config['c
     connectMs: Math.round(values.CLOUD_PLAY_CONNECT_SECONDS * 1000),
     machineTimeoutMs,
     heartbeatMs,
+    initHoldMs: Math.round(values.CLOUD_PLAY_INIT_HOLD_SECONDS * 1000),
+    ...servingClockTimings(machineTimeoutMs, heartbeatMs),
   };
+}
+
+/**
+ * A pause of the serving processes' records shorter than servingGapMs is counted as serving time, so
+ * it must fit, with a held provide call (heartbeat) and the agent's retry wait (at most 2.4 s), in the
+ * machine timeout: a third of what the timeout leaves beyond the heartbeat (default 30 - 20 s: 3.3 s),
+ * at least 1 s, at most 10 s. The processes record four times per gap.
+ */
+export function servingClockTimings(machineTimeoutMs: number, heartbeatMs: number): { servingBeatMs: number; servingGapMs: number } {
+  const servingGapMs = Math.min(10_000, Math.max(1000, Math.round((machineTimeoutMs - heartbeatMs) / 3)));
+  return { servingBeatMs: Math.max(250, Math.round(servingGapMs / 4)), servingGapMs };
 }
 
 /** A client id without its secret (or the reverse) is a mistake worth stopping for, not a provider left out. */

@@ -12,6 +12,7 @@ import { schedulePeriodicJobs } from './jobs/periodic-job.ts';
 import { startJobWorker, type JobWorker } from './jobs/worker.ts';
 import { defaultPlayOrigin, playListenPort } from './browser-play/play-origin.ts';
 import { startPlayServer } from './browser-play/play-server.ts';
+import { startServingClock } from './domains/cloud-play/serving-clock.ts';
 
 /**
  * This process's share of the job queue: JOB_WORKERS loops over the kinds of jobs-list.ts, DEPLOY_WORKERS
@@ -130,6 +131,8 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
   // Elysia reads the client address through the server it believes it listens on.
   (app as unknown as { server: typeof server }).server = server;
   const jobs = startJobs(deps);
+  // That this process serves, recorded every few seconds: the cloud-play sweep does not count a gap of the whole instance.
+  const servingClock = startServingClock(deps);
   const shownHost = options.hostname === '0.0.0.0' || options.hostname === '::' ? 'localhost' : options.hostname;
   return {
     url: `http://${shownHost}:${server.port}`,
@@ -138,7 +141,7 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
     // Jobs stop after the listener and before the caller closes the database: a job in hand finishes.
     stop: async () => {
       await Promise.all([server.stop(true), play.stop()]);
-      await jobs.stop();
+      await Promise.all([jobs.stop(), servingClock.stop()]);
     },
   };
 }

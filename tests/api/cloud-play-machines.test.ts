@@ -11,7 +11,7 @@ import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createCloudAgentClient, offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
 import { addMember, createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { addMachine, createSession, player, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
+import { addMachine, createSession, fullMachine, player, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
 
 /**
  * Cloud play, the machine's side: the provide protocol spoken by a scripted agent. Authentication,
@@ -26,7 +26,8 @@ let project: TestProject;
 let game: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ CLOUD_PLAY_HEARTBEAT_SECONDS: String(heartbeatSeconds), CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '10' });
+  // Inits answer at once here (their hold has its own file: cloud-play-init-hold.test.ts).
+  server = await startTestServer({ CLOUD_PLAY_HEARTBEAT_SECONDS: String(heartbeatSeconds), CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '10', CLOUD_PLAY_INIT_HOLD_SECONDS: '0' });
   admin = await registerUser(server);
   project = await createProject(server, admin);
   game = (await uploadLinuxGame(server, admin, project.id)).id;
@@ -52,8 +53,9 @@ async function sessionRow(id: string) {
 
 const sessionsOf = (work: MachineWork[], kind: MachineWork['kind']) => work.filter((item) => item.kind === kind).map((item) => item.session);
 
-/** A session brought to 'offered' on the agent's machine. */
+/** A session brought to 'offered' on the agent's machine (online first: a session needs a machine online). */
 async function offeredSession(agent: CloudAgentClient): Promise<CreatedCloudSession> {
+  await agent.provide();
   const created = await createSession(server, await newPlayer(), project.id, game);
   expect(sessionsOf(await agent.provideUntilWork(), 'start')).toContain(created.session);
   agent.report(created.session, 'offered', { offer: offerText(created.session) });
@@ -64,6 +66,7 @@ async function offeredSession(agent: CloudAgentClient): Promise<CreatedCloudSess
 describe('agent authentication', () => {
   test('no token, a user token, a player token, an unknown or revoked machine token: wrong_auth (401)', async () => {
     const agent = await addMachine(server, admin);
+    expect((await agent.provideRaw()).status).toBe(200);
     const created = await createSession(server, await newPlayer(), project.id, game);
     for (const token of [null, admin.token, created.token, 'cm_unknown', 'Basic abc']) {
       const response = await agent.provideRaw({ token });
@@ -102,6 +105,7 @@ describe('sessions that no longer exist', () => {
   test('a session deleted with its package is stopped on the agent (reason not_found); made-up ids too', async () => {
     const agent = await addMachine(server, admin, { capacity: 2 });
     const doomed = (await uploadLinuxGame(server, admin, project.id)).id;
+    await agent.provide();
     const created = await createSession(server, await newPlayer(), project.id, doomed);
     expect(sessionsOf(await agent.provideUntilWork(), 'start')).toEqual([created.session]);
     agent.report(created.session, 'playing');
@@ -135,6 +139,8 @@ describe('the provide body', () => {
 
 describe('capacity', () => {
   test('a machine takes at most its capacity; a freed slot goes to the oldest waiting session; capacity 0 takes none', async () => {
+    // Another machine is online (so sessions may be created) but full: they wait.
+    await fullMachine(server, admin, await newPlayer(), project.id, game);
     const agent = await addMachine(server, admin, { capacity: 0 });
     await agent.provide();
     const sessions: CreatedCloudSession[] = [];
@@ -164,7 +170,8 @@ describe('assignment exactly once', () => {
   test('concurrent inits and provides of several machines: each session goes to one machine, no machine over capacity', async () => {
     const agents = await Promise.all([1, 2, 3].map(() => addMachine(server, admin, { capacity: 2 })));
     const players = await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map(() => newPlayer()));
-    // No machine is live yet: every session waits.
+    // None of these machines is live yet (only another, full one): every session waits.
+    await fullMachine(server, admin, await newPlayer(), project.id, game);
     const sessions = await Promise.all(players.map((user) => createSession(server, user, project.id, game)));
     const startsBy = new Map<string, string[]>();
     const provideRounds = agents.map(async (agent) => {

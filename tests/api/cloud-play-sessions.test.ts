@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { cloudMachines, cloudSessions } from '../../src/server/db/schema/index.ts';
-import { ConfigError, loadConfig } from '../../src/server/config.ts';
+import { ConfigError, loadConfig, servingClockTimings } from '../../src/server/config.ts';
 import type { LogFields, Logger } from '../../src/server/logger.ts';
 import type { MachineWork } from '../../src/shared/schemas/cloud-play.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
@@ -50,6 +50,13 @@ afterEach(async () => {
   await server.deps.db.update(cloudSessions).set({ status: 'ended', reason: 'test_over', endedAt: new Date() }).where(inArray(cloudSessions.status, ['waiting', 'assigned', 'offered', 'answered', 'playing']));
 });
 
+/** A machine online with room (a session can only be created while one is). */
+async function onlineMachine(capacity = 8) {
+  const agent = await addMachine(server, admin, { capacity });
+  await agent.provide();
+  return agent;
+}
+
 const startOf = (work: MachineWork[]) => work.find((item): item is Extract<MachineWork, { kind: 'start' }> => item.kind === 'start');
 
 describe('a session from create to stop', () => {
@@ -63,12 +70,11 @@ describe('a session from create to stop', () => {
     expect(created.iceServers).toEqual([{ urls: 'stun:stun.example.org:3478' }, { urls: ['turn:turn.example.org:3478'], username: 'player', credential: turnSecret }]);
     const calls = player(server, created.token);
 
-    // Assigned at create (the machine was free), but no offer yet: timeout (503), answered at once.
-    const started = performance.now();
-    const early = await calls.init();
-    expect(performance.now() - started).toBeLessThan(1000);
-    expect(early).toMatchObject({ status: 503, body: { code: 'timeout', details: { status: 'assigned' } } });
+    // Assigned at create (the machine was free), but no offer yet: init is held (CLOUD_PLAY_INIT_HOLD_SECONDS, 8 s
+    // by default) and answers with the offer as soon as the agent reports it.
     expect((await calls.state()).body).toEqual({ status: 'assigned', reason: null });
+    const initStarted = performance.now();
+    const heldInit = calls.init();
 
     const { work } = await agent.provide();
     const start = startOf(work)!;
@@ -87,6 +93,8 @@ describe('a session from create to stop', () => {
     const offer = offerText('rest');
     agent.report(created.session, 'offered', { offer });
     await agent.provide();
+    expect(await heldInit).toEqual({ status: 200, body: offer });
+    expect(performance.now() - initStarted).toBeLessThan(server.deps.config.cloudPlay.initHoldMs);
     expect(await calls.init()).toEqual({ status: 200, body: offer });
     expect((await calls.state()).body.status).toBe('offered');
 
@@ -122,12 +130,14 @@ describe('a session from create to stop', () => {
     const trpc = server.trpc(user.token);
     const created = await trpc.cloudPlay.create.mutate({ project: project.id, package: game });
     expect(created.settings.width).toBe(1920);
-    expect(await trpcFailureStatus(trpc.cloudPlay.init.mutate({ token: created.token }))).toEqual({ code: 'timeout', httpStatus: 503 });
+    // Held until the offer is in (the timeout after the hold: cloud-play-init-hold.test.ts).
+    const heldInit = trpc.cloudPlay.init.mutate({ token: created.token });
     const { work } = await agent.provide();
     expect(startOf(work)?.session).toBe(created.session);
     const offer = offerText('trpc');
     agent.report(created.session, 'offered', { offer });
     await agent.provide();
+    expect(await heldInit).toBe(offer);
     // A visitor's client works too: the session token is the access.
     expect(await server.trpc().cloudPlay.init.mutate({ token: created.token })).toBe(offer);
     expect(await trpc.cloudPlay.connect.mutate({ token: created.token, sdp: 'v=0 trpc-answer' })).toEqual({ ok: true });
@@ -194,6 +204,7 @@ describe('who may play what (spec §6)', () => {
     expect((await createSessionResponse(server, outsider, project.id, 'nothing-here')).status).toBe(404);
     expect(await trpcFailureStatus(server.trpc(outsider.token).cloudPlay.create.mutate({ project: project.id, package: game }))).toEqual({ code: 'not_found', httpStatus: 404 });
     await addMember(server, project, outsider, 'tester');
+    await onlineMachine();
     expect((await createSessionResponse(server, outsider, project.id, game)).status).toBe(200);
   });
 
@@ -206,9 +217,59 @@ describe('who may play what (spec §6)', () => {
     const visitor = await registerUser(server);
     expect((await createSessionResponse(server, visitor, publicProject.id, published.id)).status).toBe(403);
     await grantPrivilege(server, visitor, 'cloud_play');
+    await onlineMachine();
     const created = await createSession(server, visitor, publicProject.id, published.id);
     expect((await player(server, created.token).state()).body.status).toMatch(/^(waiting|assigned)$/);
     expect((await createSessionResponse(server, visitor, publicProject.id, unpublished.id)).status).toBe(404);
+  });
+});
+
+describe('no machine online', () => {
+  const refusal = { code: 'not_supported', message: 'No cloud-play machine is online right now: try again later', details: { reason: 'no_machine_online' } };
+
+  test('create fails at once with not_supported (no_machine_online): none registered, never seen, revoked, capacity 0, silent past the timeout', async () => {
+    const user = await registerUser(server);
+    await grantPrivilege(server, user, 'cloud_play');
+    await addMember(server, project, user, 'tester');
+    const refused = async () => {
+      const started = performance.now();
+      const response = await createSessionResponse(server, user, project.id, game);
+      // At once: no session waits CLOUD_PLAY_CONNECT_SECONDS for a machine that is not there.
+      expect(performance.now() - started).toBeLessThan(server.deps.config.cloudPlay.connectMs);
+      return { status: response.status, body: await response.json() };
+    };
+    expect(await refused()).toEqual({ status: 501, body: refusal });
+    const neverSeen = await addMachine(server, admin);
+    expect(await refused()).toEqual({ status: 501, body: refusal });
+    const empty = await addMachine(server, admin, { capacity: 0 });
+    await empty.provide();
+    expect(await refused()).toEqual({ status: 501, body: refusal });
+    const revoked = await onlineMachine();
+    await server.trpc(admin.token).admin.cloudMachines.revoke.mutate({ machine: revoked.id });
+    expect(await refused()).toEqual({ status: 501, body: refusal });
+    const silent = await onlineMachine();
+    await server.deps.db.update(cloudMachines).set({ lastSeenAt: sql`now() - interval '1 hour'` }).where(eq(cloudMachines.id, silent.id));
+    expect(await refused()).toEqual({ status: 501, body: refusal });
+    expect(await trpcFailure(server.trpc(user.token).cloudPlay.create.mutate({ project: project.id, package: game }))).toMatchObject({ code: 'not_supported', httpStatus: 501 });
+    // Nothing was created, and the refusals of who may play still come first.
+    expect(await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.userId, user.id))).toEqual([]);
+    expect((await createSessionResponse(server, undefined, project.id, game)).status).toBe(401);
+
+    // The never-seen machine calls: a session can be made, and it is that machine's.
+    await neverSeen.provide();
+    const created = await createSession(server, user, project.id, game);
+    expect((await player(server, created.token).state()).body).toEqual({ status: 'assigned', reason: null });
+  });
+
+  test('a machine online but full: the session is created and waits for its slot', async () => {
+    const occupant = await registerUser(server);
+    await grantPrivilege(server, occupant, 'cloud_play');
+    await addMember(server, project, occupant, 'tester');
+    const machine = await onlineMachine(1);
+    await createSession(server, occupant, project.id, game);
+    const created = await createSession(server, admin, project.id, game);
+    expect((await player(server, created.token).state()).body).toEqual({ status: 'waiting', reason: null });
+    expect(startOf((await machine.provide()).work)?.session).not.toBe(created.session);
   });
 });
 
@@ -259,8 +320,9 @@ describe('session tokens', () => {
     const user = await registerUser(server);
     await grantPrivilege(server, user, 'cloud_play');
     await addMember(server, project, user, 'tester');
+    await onlineMachine();
     const created = await createSession(server, user, project.id, game);
-    expect(await player(server, created.token).connect()).toMatchObject({ status: 503, body: { code: 'timeout' } });
+    expect(await player(server, created.token).connect()).toMatchObject({ status: 503, body: { code: 'timeout', details: { status: 'assigned' } } });
     await player(server, created.token).stop();
   });
 });
@@ -335,14 +397,25 @@ describe('host machines (administrators)', () => {
 describe('configuration', () => {
   const base = { DATA_DIR: '/tmp/cartridge-cloud-play-config', SECRET_KEY: 'config-test-secret-key-long-enough-0123456789' };
 
-  test('defaults: no ICE servers, 1280×720 at 60 fps, 300 s idle, 3600 s at most; 60 s to connect, 30 s machine timeout, 20 s heartbeat', () => {
+  test('defaults: no ICE servers, 1280×720 at 60 fps, 300 s idle, 3600 s at most; 60 s to connect, 30 s machine timeout, 20 s heartbeat, init held 8 s', () => {
     expect(loadConfig(base).cloudPlay).toEqual({
       iceServers: [],
       settings: { width: 1280, height: 720, fps: 60, idleSeconds: 300, maxSeconds: 3600 },
       connectMs: 60_000,
       machineTimeoutMs: 30_000,
       heartbeatMs: 20_000,
+      initHoldMs: 8000,
+      // A third of what the timeout leaves beyond a held provide call; four records per gap.
+      servingGapMs: 3333,
+      servingBeatMs: 833,
     });
+    expect(loadConfig({ ...base, CLOUD_PLAY_INIT_HOLD_SECONDS: '0' }).cloudPlay.initHoldMs).toBe(0);
+  });
+
+  test('the serving clock fits in what the machine timeout leaves: at least 1 s, at most 10 s between records of a gap', () => {
+    expect(servingClockTimings(6000, 2000)).toEqual({ servingGapMs: 1333, servingBeatMs: 333 });
+    expect(servingClockTimings(1500, 500)).toEqual({ servingGapMs: 1000, servingBeatMs: 250 });
+    expect(servingClockTimings(600_000, 20_000)).toEqual({ servingGapMs: 10_000, servingBeatMs: 2500 });
   });
 
   test('a bad value stops the server with one line; ICE servers (TURN credentials) are never echoed', () => {
@@ -362,6 +435,8 @@ describe('configuration', () => {
     );
     expect(refusal({ CLOUD_PLAY_FPS: '500' })).toStartWith('Invalid CLOUD_PLAY_FPS="500"');
     expect(refusal({ CLOUD_PLAY_HEARTBEAT_SECONDS: '30' })).toBe('Invalid CLOUD_PLAY_HEARTBEAT_SECONDS="30": must be below CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS (30)');
+    expect(refusal({ CLOUD_PLAY_INIT_HOLD_SECONDS: '31' })).toStartWith('Invalid CLOUD_PLAY_INIT_HOLD_SECONDS="31"');
+    expect(refusal({ CLOUD_PLAY_INIT_HOLD_SECONDS: '-1' })).toStartWith('Invalid CLOUD_PLAY_INIT_HOLD_SECONDS="-1"');
     expect(loadConfig({ ...base, CLOUD_PLAY_HEARTBEAT_SECONDS: '0.5', CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '1.5' }).cloudPlay).toMatchObject({ heartbeatMs: 500, machineTimeoutMs: 1500 });
   });
 });

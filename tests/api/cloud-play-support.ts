@@ -19,6 +19,17 @@ export async function addMachine(server: TestServer, admin: TestUser, options: {
   return Object.assign(createCloudAgentClient(server.url, created.token, { capacity: options.capacity ?? 1 }), { id: created.machine.id });
 }
 
+/**
+ * A machine that is online but full (capacity 1, holding a session of `occupant`): sessions can be
+ * created (a machine is online) and wait for a free slot. It calls no more: online for one machine timeout.
+ */
+export async function fullMachine(server: TestServer, admin: TestUser, occupant: TestUser, projectId: string, packageId: string): Promise<CloudAgentClient & { id: string }> {
+  const agent = await addMachine(server, admin, { capacity: 1, title: 'Full rack' });
+  await agent.provide();
+  await createSession(server, occupant, projectId, packageId);
+  return agent;
+}
+
 export function createSessionResponse(server: TestServer, user: TestUser | undefined, projectId: string, packageId: string): Promise<Response> {
   return server.fetch(`/api/projects/${projectId}/packages/${packageId}/cloud-play`, { method: 'POST', token: user?.token });
 }

@@ -8,7 +8,7 @@ import { registerUser, type TestUser } from '../support/accounts.ts';
 import { offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
 import { addMember, createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { addMachine, createSession, player, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
+import { addMachine, createSession, fullMachine, player, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
 
 /**
  * Cloud play's deadlines with short settings (CONNECT 2 s, MACHINE_TIMEOUT 1.5 s, HEARTBEAT 0.5 s):
@@ -26,6 +26,8 @@ beforeAll(async () => {
     CLOUD_PLAY_CONNECT_SECONDS: '2',
     CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '1.5',
     CLOUD_PLAY_HEARTBEAT_SECONDS: '0.5',
+    // Inits answer at once here (their hold has its own file: cloud-play-init-hold.test.ts).
+    CLOUD_PLAY_INIT_HOLD_SECONDS: '0',
     // The periodic sweep is run by hand here (its own test).
     JOB_WORKERS: '0',
   });
@@ -58,6 +60,8 @@ async function keepCalling(agent: CloudAgentClient, ms: number): Promise<Machine
 }
 
 async function sessionOn(agent: CloudAgentClient, state: 'preparing' | 'offered' | 'playing'): Promise<CreatedCloudSession> {
+  // A session needs a machine online.
+  await agent.provide();
   const created = await createSession(server, await newPlayer(), project.id, game);
   expect((await agent.provideUntilWork()).map((item) => [item.kind, item.session])).toContainEqual(['start', created.session]);
   agent.report(created.session, state === 'preparing' ? 'preparing' : 'offered', state === 'preparing' ? {} : { offer: offerText(created.session) });
@@ -83,8 +87,10 @@ describe('a machine that stops calling', () => {
     expect(listed?.liveSessions).toBe(0);
 
     // Back again: it hears the stop of what it still holds, and its slot takes a new player at once.
+    const back = await agent.provide();
+    expect(back.work).toEqual([{ kind: 'stop', session: created.session, reason: 'machine_lost' }]);
     const next = await createSession(server, await newPlayer(), project.id, game);
-    const work = await agent.provide();
+    const work = { work: [...back.work, ...(await agent.provide()).work] };
     expect(work.work.map((item) => [item.kind, item.session])).toEqual([
       ['stop', created.session],
       ['start', next.session],
@@ -125,6 +131,8 @@ describe('connecting in time', () => {
   });
 
   test('a session no machine takes ends no_machine', async () => {
+    // The only machine online is full, and then falls silent: nothing takes the new session.
+    await fullMachine(server, admin, await newPlayer(), project.id, game);
     const created = await createSession(server, await newPlayer(), project.id, game);
     expect((await player(server, created.token).init()).status).toBe(503);
     expect(await waitForStatus(server, created.token, ['errored'], 5000)).toEqual({ status: 'errored', reason: 'no_machine' });
@@ -160,6 +168,7 @@ describe("the agent's reports", () => {
 
   test('an offer that is not {type:offer, sdp} JSON ends the session bad_offer', async () => {
     const agent = await addMachine(server, admin);
+    await agent.provide();
     const created = await createSession(server, await newPlayer(), project.id, game);
     await agent.provideUntilWork();
     agent.report(created.session, 'offered', { offer: 'v=0 not json' });
@@ -169,6 +178,7 @@ describe("the agent's reports", () => {
 
   test('a start or an answer the agent did not act on (a lost reply) is handed again after a heartbeat', async () => {
     const agent = await addMachine(server, admin);
+    await agent.provide();
     const created = await createSession(server, await newPlayer(), project.id, game);
     expect((await agent.provideUntilWork()).map((item) => item.kind)).toEqual(['start']);
     expect((await agent.provide()).work).toEqual([]); // not again within the heartbeat
@@ -194,6 +204,7 @@ describe('the periodic sweep', () => {
   test('is a listed periodic job and ends overdue sessions with no call at all', async () => {
     expect(serverJobs).toContain(cloudPlaySweepJob);
     expect(cloudPlaySweepJob.everyMs).toBe(30_000);
+    await fullMachine(server, admin, await newPlayer(), project.id, game);
     const created = await createSession(server, await newPlayer(), project.id, game);
     await Bun.sleep(2100);
     const [before] = await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.id, created.session));
@@ -207,6 +218,7 @@ describe('the periodic sweep', () => {
   });
 
   test('forgets sessions that ended over a week ago', async () => {
+    await (await addMachine(server, admin)).provide();
     const created = await createSession(server, await newPlayer(), project.id, game);
     await player(server, created.token).stop();
     await server.deps.db

@@ -5,14 +5,15 @@ import { uploadPackage } from '../support/packages.ts';
 import { addMember, grantPrivilege, makeTeam, type Team } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { eq } from 'drizzle-orm';
-import { cloudSessions } from '../../src/server/db/schema/index.ts';
+import { cloudMachines, cloudSessions } from '../../src/server/db/schema/index.ts';
+import { createCloudAgentClient } from '../support/cloud-agent-client.ts';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 
 /**
  * Issue 16 in the web client: the package page's Play in cloud (enabled only with the cloud_play
- * privilege, the tags os:linux and arch:x86 and an instance that offers it, spec §6; else disabled with
- * its reasons), the cloud-play page before any machine answers (happy-dom has no WebRTC: the e2e test
- * plays), and the unlisted /admin screen's cloud-play machines.
+ * privilege, the tags os:linux and arch:x86 and an instance that offers it, spec §6, and (issue 27) a
+ * machine online; else disabled with its reasons), the cloud-play page before any machine answers
+ * (happy-dom has no WebRTC: the e2e test plays), and the unlisted /admin screen's cloud-play machines.
  */
 useDom();
 const { act, fireEvent, waitFor, within } = await import('@testing-library/react');
@@ -63,6 +64,19 @@ afterEach(() => {
 
 const body = () => within(document.body);
 
+/** A machine online with room (an agent's provide call; online for CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS). */
+async function machineOnline(options: { capacity?: number } = {}) {
+  const created = await server.trpc(instanceAdmin.token).admin.cloudMachines.create.mutate({ title: 'UI rack' });
+  const agent = createCloudAgentClient(server.url, created.token, { capacity: options.capacity ?? 1 });
+  await agent.provide();
+  return { id: created.machine.id, agent };
+}
+
+/** No machine any more (gone from the admin list too). */
+async function noMachine(): Promise<void> {
+  await server.deps.db.delete(cloudMachines);
+}
+
 
 const packageUrl = (pkg: Package) => `/projects/${team.project.id}/packages/${pkg.id}`;
 
@@ -86,12 +100,43 @@ describe('Play in cloud on the package page', () => {
     expect(item.textContent).not.toContain('Cloud play needs the tags');
   });
 
-  test('with the privilege on a Linux x86 package: a link to the cloud-play page', async () => {
+  test('with the privilege on a Linux x86 package and a machine online: a link to the cloud-play page', async () => {
     const player = team.developer;
     await grantPrivilege(server, player, 'cloud_play');
+    await machineOnline();
     const item = await cloudLauncher(linux, player);
     await waitFor(() => expect(within(item).getByRole('link', { name: 'Play in cloud' }).getAttribute('href')).toBe(`${packageUrl(linux)}/cloud-play`));
     expect(item.querySelector('button')).toBeNull();
+    await noMachine();
+  });
+
+  test('with the privilege but no machine online (none, revoked, capacity 0): disabled, saying so; a link once one is online', async () => {
+    const player = team.developer;
+    await grantPrivilege(server, player, 'cloud_play');
+    const disabledReason = async () => {
+      await cloudLauncher(linux, player);
+      // The link (while it is not known yet) and the disabled action are different elements: look again each time.
+      const button = await waitFor(() => {
+        const found = document.querySelector<HTMLButtonElement>('.package_launcher[data-action="cloud_play"] button');
+        if (!found) throw new Error('no disabled Play in cloud yet');
+        return found;
+      });
+      expect(button.disabled).toBe(true);
+      expect(button.className).not.toContain('button_primary');
+      return document.getElementById(button.getAttribute('aria-describedby')!)?.textContent;
+    };
+    await noMachine();
+    expect(await disabledReason()).toBe('No cloud-play machine is online right now.');
+    const revoked = await machineOnline();
+    await server.trpc(instanceAdmin.token).admin.cloudMachines.revoke.mutate({ machine: revoked.id });
+    expect(await disabledReason()).toBe('No cloud-play machine is online right now.');
+    await machineOnline({ capacity: 0 });
+    expect(await disabledReason()).toBe('No cloud-play machine is online right now.');
+    await machineOnline();
+    await cloudLauncher(linux, player);
+    await waitFor(() => expect(document.querySelector('.package_launcher[data-action="cloud_play"] a')?.className).toContain('button_primary'));
+    expect(document.querySelector('.package_launcher[data-action="cloud_play"] button')).toBeNull();
+    await noMachine();
   });
 
   test('with the privilege on a web package: disabled, naming the missing tags', async () => {
@@ -123,10 +168,52 @@ describe('the cloud-play page', () => {
     expect(body().getByRole('main').className).toContain('page_package_cloud_play');
   });
 
+  test('no machine online: Start disabled with the reason, nothing is created; Start once one is online', async () => {
+    await noMachine();
+    const player = await registerUser(server);
+    await grantPrivilege(server, player, 'cloud_play');
+    await addMember(server, team.project, player, 'tester');
+    openApp(`${packageUrl(linux)}/cloud-play`, player.token);
+    await body().findByRole('heading', { level: 1, name: 'Play Linux build in the cloud' });
+    const note = await body().findByTestId('cloud-play-no-machine');
+    expect(note.textContent).toBe('No cloud-play machine is online right now.');
+    const start = body().getByRole('button', { name: 'Start' }) as HTMLButtonElement;
+    expect(start.disabled).toBe(true);
+    expect(start.getAttribute('aria-describedby')).toBe(note.id);
+    act(() => fireEvent.click(start));
+    expect(document.querySelector('.package_cloud_play')!.getAttribute('data-state')).toBe('not_started');
+    expect(await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.userId, player.id))).toEqual([]);
+
+    await machineOnline();
+    openApp(`${packageUrl(linux)}/cloud-play`, player.token);
+    await body().findByRole('heading', { level: 1, name: 'Play Linux build in the cloud' });
+    await waitFor(() => expect((body().getByRole('button', { name: 'Start' }) as HTMLButtonElement).disabled).toBe(false));
+    expect(body().queryByTestId('cloud-play-no-machine')).toBeNull();
+    await noMachine();
+  });
+
+  test('the machine gone between the page and Start: the error says no machine was online, and Start waits for one', async () => {
+    const player = await registerUser(server);
+    await grantPrivilege(server, player, 'cloud_play');
+    await addMember(server, team.project, player, 'tester');
+    await machineOnline();
+    openApp(`${packageUrl(linux)}/cloud-play`, player.token);
+    await body().findByRole('heading', { level: 1, name: 'Play Linux build in the cloud' });
+    await waitFor(() => expect((body().getByRole('button', { name: 'Start' }) as HTMLButtonElement).disabled).toBe(false));
+    await noMachine();
+    act(() => fireEvent.click(body().getByRole('button', { name: 'Start' })));
+    const root = document.querySelector('.package_cloud_play')!;
+    await waitFor(() => expect(root.getAttribute('data-state')).toBe('error'));
+    expect(body().getByTestId('cloud-play-detail').textContent).toBe('No machine was online to run the game. Try again later.');
+    await waitFor(() => expect((body().getByRole('button', { name: 'Start again' }) as HTMLButtonElement).disabled).toBe(true));
+    expect(body().getByTestId('cloud-play-no-machine').textContent).toBe('No cloud-play machine is online right now.');
+  });
+
   test('Start waits for a machine, Stop ends the session and says so', async () => {
     const player = await registerUser(server);
     await grantPrivilege(server, player, 'cloud_play');
     await addMember(server, team.project, player, 'tester');
+    await machineOnline();
     openApp(`${packageUrl(linux)}/cloud-play`, player.token);
     await body().findByRole('heading', { level: 1, name: 'Play Linux build in the cloud' });
     expect(document.title).toBe('Play Linux build in the cloud - Cartridge');
@@ -140,19 +227,21 @@ describe('the cloud-play page', () => {
     expect(body().queryByRole('button', { name: 'Fullscreen' })).toBeNull();
     expect(body().queryByRole('button', { name: 'Stop' })).toBeNull();
 
+    await waitFor(() => expect((body().getByRole('button', { name: 'Start' }) as HTMLButtonElement).disabled).toBe(false));
     act(() => fireEvent.click(body().getByRole('button', { name: 'Start' })));
-    // No machine on the test server: init answers timeout and is asked again every second.
+    // The machine (a scripted agent) never makes its offer: init is held, answers timeout, is asked again.
     await waitFor(() => expect(root.getAttribute('data-state')).toBe('awaiting_machine'));
     expect(status.textContent).toBe('Waiting for a machine to start the game…');
     expect(body().queryByRole('button', { name: 'Start' })).toBeNull();
     const rows = () => server.deps.db.select({ status: cloudSessions.status, reason: cloudSessions.reason }).from(cloudSessions).where(eq(cloudSessions.userId, player.id));
-    expect((await rows()).map((row) => row.status)).toEqual(['waiting']);
+    await waitFor(async () => expect((await rows()).map((row) => row.status)).toEqual(['assigned']));
 
     act(() => fireEvent.click(body().getByRole('button', { name: 'Stop' })));
     await waitFor(() => expect(root.getAttribute('data-state')).toBe('not_started'));
     expect(body().getByTestId('cloud-play-detail').textContent).toBe('You stopped the session.');
     expect(body().getByRole('button', { name: 'Start again' })).toBeTruthy();
     await waitFor(async () => expect((await rows()).map((row) => [row.status, row.reason])).toEqual([['ended', 'stopped']]));
+    await noMachine();
   }, 20_000);
 });
 

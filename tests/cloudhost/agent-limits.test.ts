@@ -24,6 +24,8 @@ beforeAll(async () => {
   const game = await uploadPackage(server, admin, project.id, { 'idle.sh': '#!/bin/sh\nwhile true; do sleep 1; done\n' }, { tags: ['os:linux', 'arch:x86'], entrypoint: ['idle.sh'] });
   const machine = await server.trpc(admin.token).admin.cloudMachines.create.mutate({ title: 'Idle rack' });
   agent = await startCloudAgent({ server: server.url, token: machine.token });
+  // A session needs a machine online: the agent's first call.
+  await agent.waitForLog(/connected to the server/);
   const response = await server.fetch(`/api/projects/${project.id}/packages/${game.id}/cloud-play`, { method: 'POST', token: admin.token });
   session = (await response.json()) as CreatedCloudSession;
 }, 60_000);

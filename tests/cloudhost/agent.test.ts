@@ -347,6 +347,10 @@ test('an agent killed outright (SIGKILL) leaves none of its programs running; it
     await killed.waitForLog(/connected to the server/);
     // The shared agent leaves the queue to this one while it plays.
     await previous.stop('SIGTERM');
+    // Its shutdown said capacity 0 for the machine both agents share; a session needs a machine online,
+    // which this one's next call (within a heartbeat) says again.
+    const deadline = Date.now() + 20_000;
+    while (!((await (await server.fetch('/api/cloud-play/availability')).json()) as { machineOnline: boolean }).machineOnline && Date.now() < deadline) await Bun.sleep(100);
     const { player } = await playSession(probeGame.id);
     // Its display leaves nothing on the host: no lock file, no socket in /tmp, no abstract socket.
     const display = Number(/on display :(\d+)/.exec(await killed.waitForLog(/starting .* on display :\d+/))![1]);

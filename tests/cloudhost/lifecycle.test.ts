@@ -72,11 +72,13 @@ describe('session lifecycle', () => {
 });
 
 describe('agent helpers', () => {
-  test('reconnection backoff doubles from 1 s to 30 s (60 s while refused), with jitter', () => {
+  test('reconnection backoff: 1 s then 2 s while the server is unreachable (well within the machine timeout); doubling to 60 s while refused; with jitter', () => {
     for (let i = 0; i < 50; i++) {
       expect(backoffMs(1, false)).toBeWithin(800, 1201);
-      expect(backoffMs(3, false)).toBeWithin(3200, 4801);
-      expect(backoffMs(20, false)).toBeWithin(24_000, 36_001);
+      expect(backoffMs(2, false)).toBeWithin(1600, 2401);
+      expect(backoffMs(3, false)).toBeWithin(1600, 2401);
+      expect(backoffMs(20, false)).toBeWithin(1600, 2401);
+      expect(backoffMs(3, true)).toBeWithin(3200, 4801);
       expect(backoffMs(20, true)).toBeWithin(48_000, 72_001);
     }
   });

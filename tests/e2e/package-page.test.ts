@@ -7,6 +7,8 @@ import type { TestUser } from '../support/accounts.ts';
 import { uploadPackage } from '../support/packages.ts';
 import { eq } from 'drizzle-orm';
 import { cloudSessions } from '../../src/server/db/schema/index.ts';
+import { addMachineRecord } from '../../src/server/domains/cloud-play/machines.service.ts';
+import { createCloudAgentClient } from '../support/cloud-agent-client.ts';
 import { grantPrivilege, makePublic, makeTeam, type Team } from '../support/projects.ts';
 import { en, message, openDialog, rtlLanguage, startE2E, visit, waitForScreen, watchConsole, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
@@ -244,6 +246,9 @@ test('Play in browser only for web packages; Install, Launch, Update and Play in
 
 test('Play in cloud with the cloud_play privilege: a link to the cloud-play page, which starts and stops a session', async () => {
   await grantPrivilege(e2e.server, team.developer, 'cloud_play');
+  // Play in cloud is offered while a machine is online: a scripted agent calls once (it never makes an offer).
+  const machine = await addMachineRecord(e2e.server.deps.db, { title: 'E2E rack' });
+  await createCloudAgentClient(e2e.server.url, machine.token, { capacity: 1 }).provide();
   const { page, context } = await e2e.openSignedIn({ user: team.developer });
   const problems = watchConsole(page);
   await openPackage(page, linuxPackage, { version, branch });
@@ -260,7 +265,7 @@ test('Play in cloud with the cloud_play privilege: a link to the cloud-play page
   const video = page.getByTestId('cloud-play-video');
   expect(await video.evaluate((element: HTMLVideoElement) => [element.muted, getComputedStyle(element).objectFit])).toEqual([true, 'contain']);
   await page.getByRole('button', { name: en('package_cloud_play_start'), exact: true }).click();
-  // No host machine runs in this file: the page waits for one (init asked again every second).
+  // The machine never offers: the page waits (init held on the server, then asked again).
   await root.locator('[data-state="awaiting_machine"]').first().waitFor();
   expect(await status.textContent()).toBe(en('package_cloud_play_status_awaiting_machine'));
   await page.getByRole('button', { name: en('package_cloud_play_stop'), exact: true }).click();

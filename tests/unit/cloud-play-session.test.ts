@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test';
 import { ApiError } from '../../src/shared/api/errors.ts';
 import { cloudPlayRetryMs, type CloudSessionState, type CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
 import { cloudPlayReducer, initialCloudPlayStatus, type CloudPlayEvent, type CloudPlayStatus } from '../../src/client/cloud-play/machine.ts';
-import { CloudPlayRunner, initWithRetry, isTimeoutError, parseOffer, type CloudPlayApi } from '../../src/client/cloud-play/session.ts';
+import { CloudPlayRunner, initWithRetry, isTimeoutError, isUnreachable, parseOffer, whileUnreachable, type CloudPlayApi } from '../../src/client/cloud-play/session.ts';
 
 /**
  * The page's session flow (spec §4) against a fake API and a fake RTCPeerConnection: create → init
@@ -104,12 +104,17 @@ async function until(check: () => boolean, what: string): Promise<void> {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+const offline = () => new ApiError('network', 'Failed to fetch');
+/** A proxy's own error page while the server behind it restarts (not JSON: http_<status>). */
+const proxyError = (status: 502 | 503 | 504) => new ApiError(`http_${status}`, `HTTP ${status}`, { status, body: '<html>Bad Gateway</html>' });
+
 type Script = {
   create?: () => Promise<CreatedCloudSession>;
   /** Answers of init in order; the last one repeats. */
   init?: (() => Promise<unknown>)[];
   state?: () => Promise<CloudSessionState>;
-  connect?: () => Promise<unknown>;
+  /** Answers of connect in order; the last one repeats. */
+  connect?: (() => Promise<unknown>)[];
   stop?: () => Promise<unknown>;
 };
 
@@ -123,6 +128,7 @@ function harness(script: Script = {}) {
   let status: CloudPlayStatus = initialCloudPlayStatus;
   const clock = new Clock();
   const inits = [...(script.init ?? [async () => offerText])];
+  const connects = [...(script.connect ?? [async () => ({ ok: true })])];
   const api: CloudPlayApi = {
     create: async () => {
       calls.push({ name: 'create', args: [] });
@@ -135,7 +141,8 @@ function harness(script: Script = {}) {
     },
     connect: async (token, sdp) => {
       calls.push({ name: 'connect', args: [token, sdp] });
-      return (script.connect ?? (async () => ({ ok: true })))();
+      const next = connects.length > 1 ? connects.shift()! : connects[0]!;
+      return next();
     },
     state: async (token) => {
       calls.push({ name: 'state', args: [token] });
@@ -165,6 +172,7 @@ function harness(script: Script = {}) {
     statePollMs: 2000,
     gatherTimeoutMs: 1000,
     stopCloseMs: 100,
+    unreachableGraceMs: 5000,
   });
   return {
     runner,
@@ -249,6 +257,138 @@ describe('initWithRetry (spec §4, §9)', () => {
     for (const bad of ['not json', JSON.stringify({ type: 'answer', sdp: 'x' }), JSON.stringify({ type: 'offer', sdp: '' }), 42, null]) {
       expect(() => parseOffer(bad)).toThrow(ApiError);
     }
+  });
+});
+
+describe('a server that does not answer (a restart, a proxy in front of it)', () => {
+  test('no answer and a proxy’s 5xx page are unreachable; the server’s own answers are not', () => {
+    for (const error of [offline(), proxyError(502), proxyError(503), proxyError(504)]) expect(isUnreachable(error)).toBe(true);
+    for (const error of [timeout(), new ApiError('not_found', 'gone', { status: 404 }), new ApiError('unexpected_error', 'bug', { status: 500 }), new TypeError('x'), null]) {
+      expect(isUnreachable(error)).toBe(false);
+    }
+  });
+
+  test('whileUnreachable asks again every 1000 ms for the grace, then gives up with the last failure; an answer of the server ends it at once', async () => {
+    const slept: number[] = [];
+    let calls = 0;
+    const reply = await whileUnreachable(
+      async () => {
+        calls++;
+        if (calls === 1) throw offline();
+        if (calls === 2) throw proxyError(502);
+        return 'offer';
+      },
+      { signal: new AbortController().signal, sleep: async (ms) => void slept.push(ms), graceMs: 10_000 },
+    );
+    expect([reply, calls, slept]).toEqual(['offer', 3, [1000, 1000]]);
+
+    slept.length = 0;
+    const failure = await whileUnreachable(
+      async () => {
+        throw proxyError(503);
+      },
+      { signal: new AbortController().signal, sleep: async (ms) => void slept.push(ms), graceMs: 3000 },
+    ).catch((caught: unknown) => caught);
+    expect((failure as ApiError).code).toBe('http_503');
+    expect(slept).toEqual([1000, 1000, 1000]);
+
+    slept.length = 0;
+    const refused = new ApiError('not_found', 'gone', { status: 404 });
+    expect(
+      await whileUnreachable(
+        async () => {
+          throw refused;
+        },
+        { signal: new AbortController().signal, sleep: async (ms) => void slept.push(ms) },
+      ).catch((caught: unknown) => caught),
+    ).toBe(refused);
+    expect(slept).toEqual([]);
+  });
+
+  test('init rides out the server restarting while the page waits for a machine', async () => {
+    const h = harness({ init: [async () => Promise.reject(timeout()), async () => Promise.reject(offline()), async () => Promise.reject(proxyError(502)), async () => offerText] });
+    h.runner.start();
+    await until(() => h.clock.pending === 1, 'the timeout wait');
+    expect(await h.clock.tick()).toBe(1000);
+    // Unreachable twice: asked again every second, still awaiting a machine, no error.
+    expect(await h.clock.tick()).toBe(1000);
+    expect(h.status.state).toBe('awaiting_machine');
+    expect(await h.clock.tick()).toBe(1000);
+    await until(() => h.named('connect').length === 1, 'connect');
+    expect(h.named('init')).toHaveLength(4);
+    expect(h.status).toEqual({ state: 'connecting' });
+  });
+
+  test('connect rides it out too; a retried answer the server already has counts as connected', async () => {
+    const h = harness({ connect: [async () => Promise.reject(offline()), async () => Promise.reject(new ApiError('name_conflict', 'already', { status: 409, details: { reason: 'already_connected' } }))] });
+    h.runner.start();
+    await until(() => h.named('connect').length === 1, 'the first connect');
+    await h.clock.tick();
+    await until(() => h.named('connect').length === 2, 'connect again');
+    h.peers[0]!.setConnection('connected');
+    expect(h.status).toEqual({ state: 'playing' });
+    await until(() => h.clock.pending === 1, 'the state poll');
+    expect(h.named('stop')).toHaveLength(0);
+  });
+
+  test('a second answer refused without a lost first try is still an error', async () => {
+    const h = harness({ connect: [async () => Promise.reject(new ApiError('name_conflict', 'already', { status: 409, details: { reason: 'already_connected' } }))] });
+    h.runner.start();
+    await until(() => h.status.state === 'error', 'the error state');
+    expect(h.status).toEqual({ state: 'error', failure: { code: 'name_conflict', status: 409 } });
+  });
+
+  test('playing: a minute of state polls failing (network, 502, 503 pages, 5xx) does not end the session; the server’s word then does', async () => {
+    const failures = [offline(), proxyError(502), proxyError(503), proxyError(504), new ApiError('unexpected_error', 'database restarting', { status: 500 })];
+    let failing = 0;
+    let state: CloudSessionState = { status: 'playing', reason: null };
+    const h = harness({
+      state: async () => {
+        if (failing > 0) throw failures[failing-- % failures.length]!;
+        return state;
+      },
+    });
+    h.runner.start();
+    await until(() => h.named('connect').length === 1, 'connect');
+    h.peers[0]!.setConnection('connected');
+    failing = 30; // 30 polls of 2 s
+    for (let poll = 0; poll < 30; poll++) {
+      await until(() => h.clock.pending === 1, 'the next state poll');
+      await h.clock.tick();
+      expect(h.status).toEqual({ state: 'playing' });
+    }
+    expect(h.named('state')).toHaveLength(30);
+    expect(h.peers[0]!.closed).toBe(false);
+    expect(h.named('stop')).toHaveLength(0);
+    await until(() => h.clock.pending === 1, 'the next state poll');
+    await h.clock.tick();
+    expect(h.status).toEqual({ state: 'playing' });
+    state = { status: 'errored', reason: 'machine_lost' };
+    await h.clock.tick();
+    expect(h.status).toEqual({ state: 'error', reason: 'machine_lost' });
+  });
+
+  test('init unreachable past the grace: the error state with the network failure', async () => {
+    const h = harness({ init: [async () => Promise.reject(offline())], state: async () => Promise.reject(offline()) });
+    h.runner.start();
+    for (let wait = 0; wait < 5; wait++) {
+      await until(() => h.clock.pending === 1, 'the retry wait');
+      await h.clock.tick();
+    }
+    await until(() => h.status.state === 'error', 'the error state');
+    expect(h.status).toEqual({ state: 'error', failure: { code: 'network', status: 0 } });
+    expect(h.named('init')).toHaveLength(6);
+  });
+});
+
+describe('no machine online', () => {
+  test('create refused with no_machine_online: the error state says so (its own reason), nothing to stop', async () => {
+    const h = harness({ create: async () => Promise.reject(new ApiError('not_supported', 'No cloud-play machine is online right now', { status: 501, details: { reason: 'no_machine_online' } })) });
+    h.runner.start();
+    await until(() => h.status.state === 'error', 'the error state');
+    expect(h.status).toEqual({ state: 'error', reason: 'no_machine_online' });
+    expect(h.named('init')).toHaveLength(0);
+    expect(h.named('stop')).toHaveLength(0);
   });
 });
 

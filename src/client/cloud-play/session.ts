@@ -7,7 +7,7 @@
  * The network calls and the peer connection are injected (the page passes the REST client and
  * `new RTCPeerConnection`; the unit tests pass fakes).
  */
-import { cloudPlayRetryMs, type CloudSessionState, type CreatedCloudSession } from '../../shared/schemas/cloud-play.ts';
+import { cloudPlayRetryMs, noMachineOnlineReason, type CloudSessionState, type CreatedCloudSession } from '../../shared/schemas/cloud-play.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import type { CloudPlayEvent, CloudPlayFailure } from './machine.ts';
 
@@ -43,9 +43,13 @@ export type CloudPlayRunnerOptions = {
   gatherTimeoutMs?: number;
   /** How long a stopped session's connection is left to the machine to close before it is closed here. */
   stopCloseMs?: number;
+  /** How long init and connect ride out a server that does not answer (a restart) before they fail. */
+  unreachableGraceMs?: number;
 };
 
 export const cloudStatePollMs = 2000;
+/** A restart or rolling upgrade of the server takes up to a minute; the stream plays on meanwhile. */
+export const unreachableGraceMs = 90_000;
 const gatherTimeoutMs = 3000;
 const stopCloseMs = 2000;
 
@@ -73,6 +77,47 @@ export function isTimeoutError(error: unknown): boolean {
   if (error instanceof ApiError) return error.code === 'timeout';
   const data = (error as { data?: { code?: unknown } } | null)?.data;
   return typeof data === 'object' && data !== null && data.code === 'timeout';
+}
+
+/**
+ * No answer from the server itself: the network failed, or a proxy answered for it (502, 503, 504 with
+ * its own page: `http_5xx`). The server restarting looks like this; a catalogued error is its answer.
+ */
+export function isUnreachable(error: unknown): boolean {
+  return error instanceof ApiError && (error.code === 'network' || /^http_5\d\d$/.test(error.code));
+}
+
+/**
+ * Asks again every `retryMs` while the server does not answer (isUnreachable), for up to `graceMs`;
+ * then, and for any answer of the server's, the call's own outcome.
+ */
+export async function whileUnreachable<T>(
+  call: () => Promise<T>,
+  options: { signal: AbortSignal; sleep?: (ms: number, signal: AbortSignal) => Promise<void>; retryMs?: number; graceMs?: number },
+): Promise<T> {
+  const wait = options.sleep ?? sleep;
+  const retryMs = options.retryMs ?? cloudPlayRetryMs;
+  let waited = 0;
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (options.signal.aborted || !isUnreachable(error) || waited >= (options.graceMs ?? unreachableGraceMs)) throw error;
+      await wait(retryMs, options.signal);
+      waited += retryMs;
+    }
+  }
+}
+
+/** The create call's refusal while no machine is online (details.reason no_machine_online). */
+function isNoMachineOnline(error: unknown): boolean {
+  const details = error instanceof ApiError ? error.details : (error as { data?: { details?: unknown } } | null)?.data?.details;
+  return typeof details === 'object' && details !== null && (details as { reason?: unknown }).reason === noMachineOnlineReason;
+}
+
+/** connect's refusal of a second answer: after a retry, the first one got through. */
+function isAlreadyConnected(error: unknown): boolean {
+  return error instanceof ApiError && error.code === 'name_conflict' && (error.details as { reason?: unknown } | undefined)?.reason === 'already_connected';
 }
 
 /**
@@ -190,7 +235,9 @@ export class CloudPlayRunner {
       this.options.onSession?.(session);
       this.options.dispatch({ type: 'created' });
 
-      const reply = await initWithRetry(() => api.init(session.token, signal), {
+      // A server restarting meanwhile (no answer at all) is asked again too: the session lives on there.
+      const reachable = { signal, sleep: this.options.sleep, graceMs: this.options.unreachableGraceMs };
+      const reply = await initWithRetry(() => whileUnreachable(() => api.init(session.token, signal), reachable), {
         signal,
         sleep: this.options.sleep,
         onTimeout: () => this.options.dispatch({ type: 'init_timeout' }),
@@ -207,10 +254,25 @@ export class CloudPlayRunner {
       await peer.setLocalDescription(answer);
       await gatheringComplete(peer, this.options.gatherTimeoutMs ?? gatherTimeoutMs, signal);
       signal.throwIfAborted();
-      await api.connect(session.token, peer.localDescription?.sdp ?? answer.sdp ?? '', signal);
+      const sdp = peer.localDescription?.sdp ?? answer.sdp ?? '';
+      let tries = 0;
+      await whileUnreachable(async () => {
+        tries += 1;
+        try {
+          await api.connect(session.token, sdp, signal);
+        } catch (error) {
+          // The answer of a try whose reply was lost is in: that is this answer.
+          if (tries > 1 && isAlreadyConnected(error)) return;
+          throw error;
+        }
+      }, reachable);
       await this.pollState(run);
     } catch (error) {
       if (signal.aborted || this.current !== run) return;
+      if (!run.token && isNoMachineOnline(error)) {
+        this.finish(run, { type: 'ended', reason: noMachineOnlineReason, errored: true }, false);
+        return;
+      }
       // A session the server ended (no machine in time, the machine lost) says why better than the call.
       const state = run.token ? await this.stateOf(run) : undefined;
       if (this.current !== run) return;
@@ -273,7 +335,11 @@ export class CloudPlayRunner {
     }
   }
 
-  /** Until the session ends: its state every few seconds (network hiccups are asked again). */
+  /**
+   * Until the session ends: its state every few seconds. A call that fails without the server's word
+   * (the network, a proxy's 502/503, a 5xx while it restarts) is asked again at the next poll, for as
+   * long as it takes: the stream does not pass through the server, and the session plays on.
+   */
   private async pollState(run: Run): Promise<void> {
     const signal = run.controller.signal;
     const wait = this.options.sleep ?? sleep;

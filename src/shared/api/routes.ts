@@ -40,6 +40,7 @@ import type {
 import type {
   cloudConnectInput,
   cloudInitReplySchema,
+  cloudPlayAvailabilitySchema,
   cloudSessionStateSchema,
   cloudSessionTokenInput,
   createdCloudSessionSchema,
@@ -204,7 +205,9 @@ export const routes = {
   cloudPlay: {
     /** A session for the caller on a package (privilege cloud_play, tags os:linux and arch:x86). */
     create: post(`${pkg}/cloud-play`).reply<typeof createdCloudSessionSchema>(),
-    /** The agent's offer as JSON text; `timeout` (503) until a machine has made it: ask again after 1 s. */
+    /** Whether a machine is online to take a session now (any caller; a yes or no only). */
+    availability: get('/cloud-play/availability').reply<typeof cloudPlayAvailabilitySchema>(),
+    /** The agent's offer as JSON text, held a few seconds for it; `timeout` (503) until a machine has made it: ask again after 1 s. */
     init: post('/cloud-play/session/init').body<typeof cloudSessionTokenInput>().reply<typeof cloudInitReplySchema>(),
     connect: post('/cloud-play/session/connect').body<typeof cloudConnectInput>().reply<Ok>(),
     state: get('/cloud-play/session').query<typeof cloudSessionTokenInput>().reply<typeof cloudSessionStateSchema>(),

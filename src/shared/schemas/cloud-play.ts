@@ -58,6 +58,17 @@ export const cloudSessionStateSchema = z.object({
 });
 export type CloudSessionState = z.infer<typeof cloudSessionStateSchema>;
 
+/**
+ * GET /cloud-play/availability (cloudPlay.availability), for any caller: whether a machine can take a
+ * session now (registered, not revoked, called within CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS, capacity
+ * above 0). Only this yes or no: nothing of the machines themselves.
+ */
+export const cloudPlayAvailabilitySchema = z.object({ machineOnline: z.boolean() });
+export type CloudPlayAvailability = z.infer<typeof cloudPlayAvailabilitySchema>;
+
+/** details.reason of the create call's refusal (not_supported) when no machine is online. */
+export const noMachineOnlineReason = 'no_machine_online';
+
 /* ---- The host agent's side (Authorization: Bearer <machine token>) ---- */
 
 /** What the agent says of each of its sessions. */

@@ -93,9 +93,17 @@ export async function startBrowserAgent(browser: Browser, baseURL: string, machi
   await page.goto('/no-such-page-agent', { waitUntil: 'domcontentloaded' });
   await page.evaluate(peerScript);
   const client = createCloudAgentClient(baseURL, machineToken, { capacity: 1, agentVersion: 'browser-agent/1' });
-  let heartbeat: ReturnType<typeof setInterval> | undefined;
   /** Work handed over by any provide call (these and the heartbeat's), until a step takes it. */
   const pending: MachineWork[] = [];
+  // Online from the start, as the real agent is (the pages offer Play in cloud only while a machine is).
+  pending.push(...(await client.provide()).work);
+  const beat = () =>
+    void client
+      .provide()
+      .then((reply) => pending.push(...reply.work))
+      .catch(() => undefined);
+  // Keep the machine alive (and the sessions' heartbeats) while the test runs.
+  const heartbeat = setInterval(beat, 500);
   const work = async (kind: MachineWork['kind'], session?: string, timeoutMs = 10_000): Promise<MachineWork> => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -121,13 +129,6 @@ export async function startBrowserAgent(browser: Browser, baseURL: string, machi
       await page.evaluate((sdp) => (window as unknown as { acceptAnswer(sdp: string): Promise<void> }).acceptAnswer(sdp), answer.sdp);
       client.report(session, 'playing');
       await client.provide();
-      // Keep the machine alive (and the session's heartbeat) while the test runs.
-      heartbeat ??= setInterval(() => {
-        void client
-          .provide()
-          .then((reply) => pending.push(...reply.work))
-          .catch(() => undefined);
-      }, 500);
       return session;
     },
     async waitForStop(session, timeoutMs = 10_000) {
@@ -137,7 +138,7 @@ export async function startBrowserAgent(browser: Browser, baseURL: string, machi
       return stop.reason;
     },
     async close() {
-      if (heartbeat) clearInterval(heartbeat);
+      clearInterval(heartbeat);
       await context.close();
     },
   };

@@ -44,7 +44,7 @@ function first(branches: StoreBranch[], accept: (pkg: StorePackage) => boolean):
 /**
  * The primary action for a visitor on `platform` (null: a system we offer no downloads for, or
  * unknown). `cloudAllowed(tags)` says whether this visitor may play a package with these tags in the
- * cloud (the privilege, the instance and the tags: package-launchers.tsx's cloudPlayReasons).
+ * cloud (the privilege, the instance, the tags and a machine online: package-launchers.tsx's cloudPlayReasons).
  */
 export function choosePrimaryAction(branches: readonly StoreBranch[], platform: VisitorPlatform | null, cloudAllowed: (tags: readonly string[]) => boolean): PrimaryAction {
   const ordered = byNewest(branches);

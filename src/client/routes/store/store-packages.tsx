@@ -11,7 +11,7 @@ import { trpc } from '../../lib/trpc.ts';
 import type { StorePackage as StorePackageSummary, StoreProject } from '../../../shared/schemas/store.ts';
 import { storeCloudPlayHref, storePlayHref } from '../projects/links.ts';
 import { DownloadButtons, type DownloadSource } from '../projects/package/package-downloads.tsx';
-import { useCloudPlayReasons, WEB_TAG } from '../projects/package/package-launchers.tsx';
+import { useCloudPlayOfferReasons, WEB_TAG } from '../projects/package/package-launchers.tsx';
 import { LocalLaunchers, type LocalTarget } from '../projects/package/local-launchers.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -53,7 +53,7 @@ export function storeDownloadSource(utils: TrpcUtils, input: { project: string; 
 /** The store project carries each package's summary, so nothing is fetched until a download or an install starts. */
 function StorePackage({ project, branch, versionId, pkg }: { project: ProjectRef; branch: StoreBranch; versionId: string | undefined; pkg: StorePackageSummary }) {
   const utils = trpc.useUtils();
-  const cloudPlayAllowed = useCloudPlayReasons(pkg.tags).length === 0;
+  const cloudPlayAllowed = useCloudPlayOfferReasons(pkg.tags).length === 0;
   const input = { project: project.id, branch: branch.id, package: pkg.id };
   const source = storeDownloadSource(utils, input);
   const installable: InstallablePackage | undefined = versionId

@@ -19,6 +19,7 @@ import { detectVisitorPlatform } from '../../lib/visitor-platform.ts';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
 import { storeCloudPlayHref, storePlayHref } from '../projects/links.ts';
 import { cloudPlayReasons, instanceOffersCloudPlay } from '../projects/package/package-launchers.tsx';
+import { useMachineOnline } from '../../cloud-play/availability.ts';
 import { choosePrimaryAction, type PrimaryAction } from './primary-action.ts';
 import { storeDownloadSource } from './store-packages.tsx';
 
@@ -41,7 +42,8 @@ export const storePackagesAnchor = 'store-branches';
 /**
  * The store page's first call to action (issue 19), chosen for the visitor's system (primary-action.ts):
  * Download for it, Play in browser, or Play in cloud; the package, its version and size under it, and
- * the way to every other package. Nothing is fetched until the visitor acts.
+ * the way to every other package. Nothing is fetched until the visitor acts (but whether a cloud-play
+ * machine is online, for a player with the privilege: Play in cloud is chosen only then).
  */
 export function StorePrimaryAction({ project }: { project: StoreProject }) {
   const auth = useAuth();
@@ -49,7 +51,9 @@ export function StorePrimaryAction({ project }: { project: StoreProject }) {
   const platform = useMemo(detectVisitorPlatform, []);
   const privileges = auth.session?.userPrivileges ?? [];
   const offered = instanceOffersCloudPlay(instance);
-  const action = choosePrimaryAction(project.branches, platform, (tags) => cloudPlayReasons(tags, privileges, offered).length === 0);
+  // Whether a machine is online is asked only of a player who could play in the cloud here.
+  const machineOnline = useMachineOnline(offered && privileges.includes('cloud_play'));
+  const action = choosePrimaryAction(project.branches, platform, (tags) => cloudPlayReasons(tags, privileges, offered, machineOnline).length === 0);
   const hasPackages = project.branches.some((branch) => branch.packages.length > 0);
   return (
     <section className="store_primary" aria-label={m.store_primary_label()} data-action={action.kind} data-platform={platform ?? ''}>

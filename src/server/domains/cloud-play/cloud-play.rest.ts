@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import {
   cloudConnectInput,
   cloudInitReplySchema,
+  cloudPlayAvailabilitySchema,
   cloudSessionStateSchema,
   cloudSessionTokenInput,
   createdCloudSessionSchema,
@@ -17,6 +18,7 @@ import type { Deps } from '../../deps.ts';
 import { actorResolver } from '../../http/actor.ts';
 import { bearerTokenOf } from '../../http/bearer-token.ts';
 import { getInternalPackageAccess, internalAccessParams } from './access.service.ts';
+import { getCloudPlayAvailability } from './availability.service.ts';
 import { provideMachine } from './provide.service.ts';
 import { connectCloudSession, createCloudSession, getCloudSessionState, initCloudSession, stopCloudSession } from './sessions.service.ts';
 
@@ -31,17 +33,29 @@ const noStore = (set: { headers: Record<string, string | number> }) => {
  */
 export function cloudPlayRoutes(deps: Deps) {
   const sessions = new Elysia({ tags: ['Cloud play'] })
+    .get(
+      '/cloud-play/availability',
+      ({ set }) => {
+        noStore(set);
+        return getCloudPlayAvailability(deps);
+      },
+      { response: cloudPlayAvailabilitySchema, detail: { summary: 'Whether a host machine is online to take a session now (any caller): only a yes or no' } },
+    )
     .post(
       '/cloud-play/session/init',
-      async ({ body, set }) => {
+      async ({ body, request, set, server }) => {
         noStore(set);
+        // Held up to CLOUD_PLAY_INIT_HOLD_SECONDS without a byte: longer than a shortened idle timeout may allow.
+        server?.timeout(request, 0);
         // The reply is a JSON string holding the offer's JSON text (spec §3: "offer as JSON text").
-        return Response.json(await initCloudSession(deps, body), { headers: { 'cache-control': 'no-store' } });
+        return Response.json(await initCloudSession(deps, body, request.signal), { headers: { 'cache-control': 'no-store' } });
       },
       {
         body: cloudSessionTokenInput,
         response: cloudInitReplySchema,
-        detail: { summary: "The host agent's offer as JSON text ({type:'offer', sdp}); 503 timeout until it is ready: ask again after 1 s" },
+        detail: {
+          summary: "The host agent's offer as JSON text ({type:'offer', sdp}), as soon as it is made; held up to CLOUD_PLAY_INIT_HOLD_SECONDS, then 503 timeout: ask again after 1 s",
+        },
       },
     )
     .post(
@@ -108,7 +122,9 @@ export function cloudPlayRoutes(deps: Deps) {
       {
         params: z.object({ project: projectIdSchema, package: packageIdSchema }),
         response: createdCloudSessionSchema,
-        detail: { summary: 'A cloud-play session on a package tagged os:linux and arch:x86 (privilege cloud_play); ends the caller\'s previous one' },
+        detail: {
+          summary: "A cloud-play session on a package tagged os:linux and arch:x86 (privilege cloud_play); ends the caller's previous one. 501 not_supported (details.reason no_machine_online) when no host machine is online",
+        },
       },
     );
 

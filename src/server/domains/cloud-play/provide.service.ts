@@ -12,8 +12,9 @@ import { cloudMachines, cloudSessions, packages } from '../../db/schema/index.ts
 import type { Deps } from '../../deps.ts';
 import { claimForMachine } from './assignment.ts';
 import { authenticateMachine, wrongMachineAuth } from './machines.service.ts';
-import { endedStatuses, heldStatuses, milliseconds, subscribeMachineWakeUps } from './session-rows.ts';
+import { endedStatuses, heldStatuses, milliseconds, notifySessions, subscribeMachineWakeUps } from './session-rows.ts';
 import { sweepCloudSessions } from './sweep.ts';
+import { sleepUntilWoken } from './wake-wait.ts';
 
 /**
  * POST /cloud-play/machine/provide: the host agent's heartbeat and long poll (machine token as bearer).
@@ -68,19 +69,6 @@ export async function provideMachine(deps: Deps, token: string | undefined, rawI
   } finally {
     unsubscribe?.();
   }
-}
-
-function sleepUntilWoken(ms: number, signal: AbortSignal | undefined, onWake: (resolve: () => void) => void): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-    onWake(done);
-  });
 }
 
 /** One look at the machine's state, in one transaction that holds the machine's row throughout. */
@@ -138,6 +126,8 @@ async function applyReports(tx: Executor, machineId: string, reports: MachineSes
     .where(and(eq(cloudSessions.machineId, machineId), inArray(cloudSessions.id, [...byId.keys()])))
     .orderBy(asc(cloudSessions.id))
     .for('update');
+  /** Sessions whose status the reports change (an offer in, an end): their players' held inits wake. */
+  const moved: string[] = [];
   for (const row of rows) {
     const report = byId.get(row.id)!;
     const change: PgUpdateSetSource<typeof cloudSessions> = { heartbeatAt: sql`now()`, reportedState: report.state };
@@ -170,7 +160,9 @@ async function applyReports(tx: Executor, machineId: string, reports: MachineSes
       }
     }
     await tx.update(cloudSessions).set(change).where(eq(cloudSessions.id, row.id));
+    if ('status' in change) moved.push(row.id);
   }
+  await notifySessions(tx, moved);
   return gone;
 }
 

@@ -12,9 +12,13 @@ import { cloudSessions } from '../../db/schema/index.ts';
  * with the machine's id inside the same transaction, delivered at commit; a new waiting session sends
  * '*' (any machine with room may claim it). A provide call held by any process LISTENs and re-reads
  * when its machine is named. PGlite delivers the same notifications in process.
+ *
+ * The player's side has a channel of its own, 'cloud_play_session' with the session's id: sent when a
+ * session's offer is stored (the agent's report) and when it ends, it wakes the player's held init.
  */
 export const cloudPlayChannel = 'cloud_play';
 export const anyMachine = '*';
+export const cloudSessionChannel = 'cloud_play_session';
 
 /** A session that still holds, or waits for, a machine. */
 export const liveStatuses = ['waiting', 'assigned', 'offered', 'answered', 'playing'] as const satisfies readonly CloudSessionStatus[];
@@ -46,12 +50,33 @@ export function subscribeMachineWakeUps(database: DatabaseHandle, machineId: str
   });
 }
 
+/** Sends the wake-up of each session (its offer is in, or it ended) at the commit of the caller's transaction. */
+export async function notifySessions(db: Executor, sessionIds: readonly string[]): Promise<void> {
+  if (sessionIds.length === 0) return;
+  const ids = sql.join(
+    sessionIds.map((id) => sql`(${id})`),
+    sql`, `,
+  );
+  await db.execute(sql`select pg_notify(${cloudSessionChannel}, ids.id) from (values ${ids}) as ids(id)`);
+}
+
+/** Calls onWake for every notification naming the session; resolves once listening. */
+export function subscribeSessionWakeUps(database: DatabaseHandle, sessionId: string, onWake: () => void): Promise<() => void> {
+  return subscribeChannel(database, cloudSessionChannel, {
+    onMessage: (payload) => {
+      if (payload === sessionId) onWake();
+    },
+    onResubscribe: onWake,
+  });
+}
+
 /** The end reasons the server itself gives (the agent may give its own words too). */
 export type EndReason = 'stopped' | 'replaced' | 'time_limit' | 'machine_lost' | 'machine_revoked' | 'not_connected' | 'no_machine' | 'bad_offer';
 
 /**
  * Ends the live sessions matching `where` (status ended or errored, the reason, ended_at; the offer
- * and answer are dropped) and wakes the machines that held them, so their agents hear the stop.
+ * and answer are dropped) and wakes the machines that held them, so their agents hear the stop, and
+ * the players' held inits, which answer not_found at once.
  * skipLocked: rows another transaction holds are left for the next sweep (sweeps never wait, so they
  * cannot deadlock with a provide call). Returns the ended sessions.
  */
@@ -72,6 +97,10 @@ export async function endSessions(
     .where(and(target, inArray(cloudSessions.status, [...liveStatuses])))
     .returning({ id: cloudSessions.id, machineId: cloudSessions.machineId });
   for (const machineId of new Set(ended.flatMap((row) => (row.machineId ? [row.machineId] : [])))) await notifyMachine(db, machineId);
+  await notifySessions(
+    db,
+    ended.map((row) => row.id),
+  );
   return ended;
 }
 

@@ -5,6 +5,7 @@ import {
   type CloudSessionState,
   type CloudSessionStatus,
   type CreatedCloudSession,
+  noMachineOnlineReason,
 } from '../../../shared/schemas/cloud-play.ts';
 import { generateToken, hashToken } from '../../crypto/index.ts';
 import { newId } from '../../db/ids.ts';
@@ -14,12 +15,14 @@ import { AppError } from '../../errors.ts';
 import { requireUser, type Actor } from '../auth/actor.ts';
 import { getReadyPackage } from '../packages/records/package-content.ts';
 import { assignWaitingSession } from './assignment.ts';
-import { anyMachine, endSessions, isLive, liveStatuses, notifyMachine } from './session-rows.ts';
+import { anyMachineOnline } from './availability.service.ts';
+import { anyMachine, endSessions, isLive, liveStatuses, notifyMachine, subscribeSessionWakeUps } from './session-rows.ts';
 import { sweepCloudSessions } from './sweep.ts';
+import { sleepUntilWoken } from './wake-wait.ts';
 
 /**
  * The player's side of cloud play (spec §4, §7): create a session on a package, then with its token
- * init (the agent's offer, `timeout` until there is one: the page asks again every second), connect
+ * init (the agent's offer; held a few seconds for it, then `timeout`: the page asks again after a second), connect
  * (the page's answer), state, stop. The token is the only access these calls need.
  */
 
@@ -33,8 +36,10 @@ type SessionRow = typeof cloudSessions.$inferSelect;
  * user without privilege cloud_play insufficient_privileges (details.reason 'missing_privilege'); a
  * package the caller may not see not_found (the downloads' visibility rule: members, or a version of
  * it published to a public branch of a public project); one not ready not_finalized; one without both
- * tags not_supported (details.reason 'missing_tags', details.tags the missing ones). The caller's live
- * session, if any, ends ('replaced'): one live session per user.
+ * tags not_supported (details.reason 'missing_tags', details.tags the missing ones); with no machine
+ * online (availability.service.ts) not_supported (details.reason 'no_machine_online') at once, rather
+ * than a session that waits CLOUD_PLAY_CONNECT_SECONDS for nothing. The caller's live session, if
+ * any, ends ('replaced'): one live session per user.
  */
 export async function createCloudSession(deps: Deps, actor: Actor, projectId: string, packageId: string): Promise<CreatedCloudSession> {
   const user = requireUser(actor);
@@ -48,6 +53,9 @@ export async function createCloudSession(deps: Deps, actor: Actor, projectId: st
   const missing = cloudPlayTags.filter((tag) => !pkg.tags.includes(tag));
   if (missing.length > 0) {
     throw new AppError('not_supported', `Only packages tagged ${cloudPlayTags.join(' and ')} can be played in the cloud`, { reason: 'missing_tags', tags: missing });
+  }
+  if (!(await anyMachineOnline(deps.db, deps.config))) {
+    throw new AppError('not_supported', 'No cloud-play machine is online right now: try again later', { reason: noMachineOnlineReason });
   }
   const token = generateToken('cp');
   const id = newId();
@@ -93,20 +101,53 @@ function sessionEnded(row: SessionRow): AppError {
 const notReady = (status: CloudSessionStatus) =>
   new AppError('timeout', status === 'waiting' ? 'Waiting for a free machine: ask again in a second' : 'The machine is preparing the game: ask again in a second', { status });
 
-/**
- * POST /cloud-play/session/init {token}: the agent's offer as JSON text ({type:'offer', sdp}) once the
- * machine has made it; until then the catalogued timeout (503) at once, never a held call. A waiting
- * session is offered to a free machine here too. An ended session is not_found (details: status, reason).
- */
-export async function initCloudSession(deps: Deps, rawInput: unknown): Promise<string> {
-  const input = cloudSessionTokenInput.parse(rawInput);
-  let row = await findSession(deps, input.token);
+/** One look at the session for init: its offer if there is one; a waiting session is offered to a free machine. */
+async function initTurn(deps: Deps, token: string): Promise<{ id: string; status: CloudSessionStatus; offer: string | null }> {
+  let row = await findSession(deps, token);
   if (row.status === 'waiting' && (await assignWaitingSession(deps.db, deps.config, row.id))) {
     row = { ...row, status: 'assigned' };
   }
   if (!isLive(row.status)) throw sessionEnded(row);
-  if (row.offer === null) throw notReady(row.status);
-  return row.offer;
+  return { id: row.id, status: row.status, offer: row.offer };
+}
+
+/**
+ * POST /cloud-play/session/init {token}: the agent's offer as JSON text ({type:'offer', sdp}) once the
+ * machine has made it. Until then the call is held up to CLOUD_PLAY_INIT_HOLD_SECONDS and answers the
+ * moment the offer is stored (the agent's report, through any process: NOTIFY 'cloud_play_session'),
+ * then the catalogued timeout (503): the page asks again after 1 s, so a player waiting for a machine
+ * costs one call every hold instead of one a second. While held it holds no database connection; it
+ * ends at once when the client goes away or the server stops (signal). A session that ends meanwhile,
+ * or had ended, is not_found (details: status, reason), at once.
+ */
+export async function initCloudSession(deps: Deps, rawInput: unknown, signal?: AbortSignal): Promise<string> {
+  const input = cloudSessionTokenInput.parse(rawInput);
+  const first = await initTurn(deps, input.token);
+  if (first.offer !== null) return first.offer;
+  const holdMs = deps.config.cloudPlay.initHoldMs;
+  if (holdMs <= 0 || signal?.aborted) throw notReady(first.status);
+  const deadline = performance.now() + holdMs;
+  let woken = false;
+  let wake: (() => void) | undefined;
+  const unsubscribe = await subscribeSessionWakeUps(deps.database, first.id, () => {
+    woken = true;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      woken = false;
+      // Read once listening: an offer stored meanwhile is seen here or wakes the wait below.
+      const turn = await initTurn(deps, input.token);
+      if (turn.offer !== null) return turn.offer;
+      const remaining = deadline - performance.now();
+      if (remaining <= 0 || signal?.aborted) throw notReady(turn.status);
+      if (!woken) await sleepUntilWoken(remaining, signal, (resolve) => (wake = resolve));
+      wake = undefined;
+      if (signal?.aborted) throw notReady(turn.status);
+    }
+  } finally {
+    unsubscribe();
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import { package_cloud_play_reason_machine_lost } from '../../../paraglide/messa
 import { package_cloud_play_reason_machine_shutdown } from '../../../paraglide/messages/package_cloud_play_reason_machine_shutdown.js';
 import { package_cloud_play_reason_peer_left } from '../../../paraglide/messages/package_cloud_play_reason_peer_left.js';
 import { package_cloud_play_reason_no_machine } from '../../../paraglide/messages/package_cloud_play_reason_no_machine.js';
+import { package_cloud_play_reason_no_machine_online } from '../../../paraglide/messages/package_cloud_play_reason_no_machine_online.js';
 import { package_cloud_play_reason_not_connected } from '../../../paraglide/messages/package_cloud_play_reason_not_connected.js';
 import { package_cloud_play_reason_other } from '../../../paraglide/messages/package_cloud_play_reason_other.js';
 import { package_cloud_play_reason_replaced } from '../../../paraglide/messages/package_cloud_play_reason_replaced.js';
@@ -38,6 +39,7 @@ const m = {
   package_cloud_play_reason_machine_lost,
   package_cloud_play_reason_machine_shutdown,
   package_cloud_play_reason_no_machine,
+  package_cloud_play_reason_no_machine_online,
   package_cloud_play_reason_peer_left,
   package_cloud_play_reason_not_connected,
   package_cloud_play_reason_other,
@@ -63,7 +65,8 @@ export function statusText(state: CloudPlayState): string {
 
 /**
  * Why a session ended, by the words of the session state's reason (the server's, the host agent's
- * (cloudhost/src/lifecycle.ts endReasons), and the page's own connection_lost). Listed one by one so the bundler keeps only these.
+ * (cloudhost/src/lifecycle.ts endReasons), and the page's own connection_lost and no_machine_online,
+ * a create refused because no machine is online). Listed one by one so the bundler keeps only these.
  */
 const reasonTexts: Record<string, () => string> = {
   stopped: m.package_cloud_play_reason_stopped,
@@ -78,6 +81,7 @@ const reasonTexts: Record<string, () => string> = {
   peer_left: m.package_cloud_play_reason_peer_left,
   machine_revoked: m.package_cloud_play_reason_revoked,
   no_machine: m.package_cloud_play_reason_no_machine,
+  no_machine_online: m.package_cloud_play_reason_no_machine_online,
   bad_offer: m.package_cloud_play_reason_bad_offer,
   agent_error: m.package_cloud_play_reason_agent_error,
   ended: m.package_cloud_play_reason_ended,

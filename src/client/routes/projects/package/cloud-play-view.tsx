@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
 import { package_cloud_play_capture_hint } from '../../../paraglide/messages/package_cloud_play_capture_hint.js';
 import { package_cloud_play_captured } from '../../../paraglide/messages/package_cloud_play_captured.js';
 import { package_cloud_play_not_allowed } from '../../../paraglide/messages/package_cloud_play_not_allowed.js';
@@ -9,10 +9,12 @@ import { package_cloud_play_title } from '../../../paraglide/messages/package_cl
 import { package_cloud_play_video_label } from '../../../paraglide/messages/package_cloud_play_video_label.js';
 import { play_page_controls_label } from '../../../paraglide/messages/play_page_controls_label.js';
 import { play_page_fullscreen } from '../../../paraglide/messages/play_page_fullscreen.js';
+import { useMachineOnline } from '../../../cloud-play/availability.ts';
 import { InputCapture } from '../../../cloud-play/input-capture.ts';
 import { canFullscreen, canStart, canStop, isLive } from '../../../cloud-play/machine.ts';
 import { rich, slot } from '../../../lib/i18n/rich.tsx';
 import { detailText, statusText } from './cloud-play-texts.ts';
+import { noMachineOnlineText } from './package-launchers.tsx';
 import { useCloudPlay } from './use-cloud-play.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -61,7 +63,8 @@ export function CloudPlayNotAllowed({ title, back, reasons }: { title: string; b
  * Spec §2 cloud-play page body (style class package_cloud_play): the game's video, and a footer with
  * the state's note and Start (while nothing runs), Fullscreen (while playing) and Stop (while a
  * session is live). A click on the video hands keyboard and mouse to the game (and turns its sound
- * on: the video starts muted so it may play before the player's click).
+ * on: the video starts muted so it may play before the player's click). While nothing runs and no
+ * machine is online, Start is disabled and the footer says why; a running session is never affected.
  */
 export function CloudPlayView({ title, back, target }: { title: string; back: ReactNode; target: { project: string; package: string } }) {
   const play = useCloudPlay(target);
@@ -71,6 +74,10 @@ export function CloudPlayView({ title, back, target }: { title: string; back: Re
   const captureRef = useRef<InputCapture | undefined>(undefined);
   const [captured, setCaptured] = useState(false);
   const [soundOn, setSoundOn] = useState(false);
+  const noMachineId = useId();
+  // Asked only while nothing runs: a session in progress does not depend on other machines.
+  const machineOnline = useMachineOnline(!isLive(status));
+  const noMachine = canStart(status) && machineOnline === false;
   // The capture reads the latest of these when an event comes.
   const latest = useRef({ playing: false, settings, send: play.send });
   latest.current = { playing: status.state === 'playing', settings, send: play.send };
@@ -153,11 +160,16 @@ export function CloudPlayView({ title, back, target }: { title: string; back: Re
               </>
             ) : null}
           </p>
+          {noMachine ? (
+            <p id={noMachineId} className="field_hint cloud_play_no_machine" data-testid="cloud-play-no-machine">
+              {noMachineOnlineText()}
+            </p>
+          ) : null}
           {status.state === 'playing' ? <p className="field_hint cloud_play_hint">{captured ? rich(m.package_cloud_play_captured({ key: slot('key') }), { key: <kbd>Esc</kbd> }) : m.package_cloud_play_capture_hint()}</p> : null}
         </div>
         <div className="actions cloud_play_controls" role="group" aria-label={m.play_page_controls_label()}>
           {canStart(status) ? (
-            <button type="button" className="button button_primary" onClick={play.start}>
+            <button type="button" className="button button_primary" onClick={play.start} disabled={noMachine} aria-describedby={noMachine ? noMachineId : undefined}>
               {again ? m.package_cloud_play_start_again() : m.package_cloud_play_start()}
             </button>
           ) : null}

@@ -1,10 +1,12 @@
 import { Link } from 'wouter';
 import { package_page_cloud_needs_privilege } from '../../../paraglide/messages/package_page_cloud_needs_privilege.js';
 import { package_page_cloud_needs_tags } from '../../../paraglide/messages/package_page_cloud_needs_tags.js';
+import { package_page_cloud_no_machine } from '../../../paraglide/messages/package_page_cloud_no_machine.js';
 import { package_page_cloud_play } from '../../../paraglide/messages/package_page_cloud_play.js';
 import { package_page_cloud_unavailable } from '../../../paraglide/messages/package_page_cloud_unavailable.js';
 import { package_page_play_browser } from '../../../paraglide/messages/package_page_play_browser.js';
 import { package_page_play_needs_web } from '../../../paraglide/messages/package_page_play_needs_web.js';
+import { useMachineOnline } from '../../../cloud-play/availability.ts';
 import { tagLongLabel } from '../../../components/tag-labels.ts';
 import { useAuth } from '../../../lib/auth/auth.tsx';
 import { useInstance } from '../../../lib/instance.ts';
@@ -16,6 +18,7 @@ import { DisabledAction, LocalLaunchers, type LocalTarget } from './local-launch
 const m = {
   package_page_cloud_needs_privilege,
   package_page_cloud_needs_tags,
+  package_page_cloud_no_machine,
   package_page_cloud_play,
   package_page_cloud_unavailable,
   package_page_play_browser,
@@ -33,18 +36,23 @@ export function instanceOffersCloudPlay(info: InstanceInfo): boolean {
 
 /**
  * Why cloud play is off for this package (spec §6: the cloud_play privilege and the tags os:linux and
- * arch:x86; and the instance must offer it); empty when the player may start it.
+ * arch:x86; and the instance must offer it; and, when known, a machine must be online now:
+ * `machineOnline` false); empty when the player may start it.
  */
-export function cloudPlayReasons(tags: readonly string[], privileges: readonly string[], offered = true): string[] {
+export function cloudPlayReasons(tags: readonly string[], privileges: readonly string[], offered = true, machineOnline?: boolean): string[] {
   const reasons: string[] = [];
   if (!offered) reasons.push(m.package_page_cloud_unavailable());
   if (!privileges.includes('cloud_play')) reasons.push(m.package_page_cloud_needs_privilege());
   const missing = CLOUD_PLAY_TAGS.filter((tag) => !tags.includes(tag));
   if (missing.length > 0) reasons.push(m.package_page_cloud_needs_tags({ tags: missing.map(tagLongLabel).join(', ') }));
+  if (reasons.length === 0 && machineOnline === false) reasons.push(m.package_page_cloud_no_machine());
   return reasons;
 }
 
-/** cloudPlayReasons for the signed-in player and this instance. */
+/** The no-machine note on its own (the cloud-play page shows it by a disabled Start). */
+export const noMachineOnlineText = () => m.package_page_cloud_no_machine();
+
+/** cloudPlayReasons for the signed-in player and this instance (whether a machine is online aside). */
 export function useCloudPlayReasons(tags: readonly string[]): string[] {
   const auth = useAuth();
   const instance = useInstance();
@@ -52,12 +60,25 @@ export function useCloudPlayReasons(tags: readonly string[]): string[] {
 }
 
 /**
+ * Where Play in cloud is offered (a package's launchers, the store): useCloudPlayReasons, and once the
+ * player could play, whether a machine is online now (asked only then; not known yet: offered).
+ */
+export function useCloudPlayOfferReasons(tags: readonly string[]): string[] {
+  const auth = useAuth();
+  const instance = useInstance();
+  const privileges = auth.session?.userPrivileges ?? [];
+  const offered = instanceOffersCloudPlay(instance);
+  const machineOnline = useMachineOnline(cloudPlayReasons(tags, privileges, offered).length === 0);
+  return cloudPlayReasons(tags, privileges, offered, machineOnline);
+}
+
+/**
  * Play in browser (os:web packages), Install / Launch / Update through the local app (local-launchers.tsx)
- * and Play in cloud (when allowed: spec §6); an action that cannot be used is shown disabled with its
- * reasons.
+ * and Play in cloud (when allowed, spec §6, and a machine is online); an action that cannot be used is
+ * shown disabled with its reasons.
  */
 export function PackageLaunchers({ tags, playHref, cloudPlayHref, local }: { tags: readonly string[]; playHref: string; cloudPlayHref: string; local: LocalTarget }) {
-  const cloudReasons = useCloudPlayReasons(tags);
+  const cloudReasons = useCloudPlayOfferReasons(tags);
   const isWeb = tags.includes(WEB_TAG);
   return (
     <ul className="package_launchers">
