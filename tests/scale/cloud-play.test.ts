@@ -147,6 +147,9 @@ describe('assignment exactly once across processes', () => {
   }, 60_000);
 
   test('one player creating sessions through both processes at once keeps one live session; the others end replaced', async () => {
+    // A session is made only while a machine is online.
+    const machine = await addMachine(a, b, 1);
+    await machine.agent.provide();
     const user = await registerUser(a.server);
     const created = await Promise.all([a, b, a, b, a, b].map((node) => createSession(node, user)));
     const rows = await cluster.db.select().from(cloudSessions).where(inArray(cloudSessions.id, created.map((session) => session.session)));
