@@ -202,6 +202,9 @@ describe('a hostile game in the real sandbox of the real agent', () => {
 
   test('nothing the game does reaches the host’s network: directly, through the X server or the sound server', () => {
     expect(outcome('net_connect')).not.toBe('connected');
+    // Its own listener lives in its own namespace: no listening socket of the session's users on the host.
+    expect(outcome('net_listen')).toBe('listening');
+    expect(hostListeners(uidBase, 128)).toEqual([]);
     expect(outcome('x11_font_server')).toBe('asked');
     expect(connections).toEqual([]);
   });
@@ -293,4 +296,18 @@ function processesOfUids(from: number, count: number): string[] {
         return false;
       }
     });
+}
+
+/** TCP sockets listening in the host's network namespace owned by uids from..from+count-1 ("port uid"). */
+function hostListeners(from: number, count: number): string[] {
+  const found: string[] = [];
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (fields.length < 8 || fields[3] !== '0A') continue;
+      const uid = Number(fields[7]);
+      if (uid >= from && uid < from + count) found.push(`${parseInt(fields[1]!.split(':')[1]!, 16)} ${uid}`);
+    }
+  }
+  return found;
 }
