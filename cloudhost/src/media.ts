@@ -15,9 +15,9 @@ export type VideoSettings = { display: number; width: number; height: number; fp
  * capture's timestamps with duplicates of the last frame, all encoded before the next capture: when
  * the encoder is short of CPU (a busy host), the duplicates cost more than it has, each gap is
  * longer than the one before, and the picture falls further behind every second (measured: ≈ 0.7 s
- * older each second with the encoder at a tenth of a busy loop's weight). With vfr a starved encoder only lowers the
- * frame rate; frames captured faster than `fps` (x11grab catching up after a stall) are dropped
- * before they are encoded.
+ * older each second with the encoder at a tenth of a busy loop's weight). With vfr a starved
+ * encoder only lowers the frame rate; frames captured faster than `fps` (x11grab catching up after
+ * a stall) are dropped before they are encoded.
  */
 export function videoArgs(settings: VideoSettings, port: number): string[] {
   const gop = String(Math.max(1, Math.round(settings.fps * settings.gopSeconds)));

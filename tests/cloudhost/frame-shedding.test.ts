@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RTCPeerConnection, useH264, useOPUS, type MediaStreamTrack, type RtpPacket } from 'werift';
 import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
-import { descendantsOf, sampleProcesses } from '../bench/proc-cpu.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
 import { buildColourGame, requireHostPrograms } from '../support/cloudhost-tools.ts';
+import { deprioritise, newestPictureAges, startBusyLoops, videoEncoderPid, type BusyLoops } from '../support/cpu-contention.ts';
 import { uploadPackage } from '../support/packages.ts';
 import { createProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -28,14 +28,14 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * then has less CPU than 60 frames a second cost. Before the fix ffmpeg filled each late capture's gap
  * with duplicates and encoded them all before capturing again: the picture fell ≈ 0.7 s further behind
  * every second, without bound. It must instead lower the frame rate: the age of the newest picture the
- * player has stays bounded. The bound is generous (no speed target): 1.5 s p90 over 12 s.
+ * player has stays bounded. The bound is generous (no speed target): 2 s p90 over 12 s.
  */
 const width = 1280;
 const height = 720;
 const fps = 60;
 const loadedSeconds = 15;
 const settleSeconds = 3;
-const ageBoundMs = 1500;
+const ageBoundMs = 2000;
 const clockWrap = 2 ** 24;
 
 let server: TestServer;
@@ -44,13 +44,7 @@ let agent: RunningCloudAgent;
 let gameId: string;
 let projectId: string;
 const scratch = mkdtempSync(join(tmpdir(), 'cloudhost-shedding-'));
-const hogs: ChildProcess[] = [];
-
-function stopHogs(): void {
-  for (const hog of hogs.splice(0)) {
-    if (hog.pid !== undefined && hog.exitCode === null) process.kill(hog.pid, 'SIGKILL');
-  }
-}
+let loops: BusyLoops | undefined;
 
 beforeAll(async () => {
   requireHostPrograms();
@@ -67,7 +61,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  stopHogs();
+  loops?.stop();
   await agent?.stop('SIGKILL');
   await server?.stop();
   rmSync(scratch, { recursive: true, force: true });
@@ -247,36 +241,6 @@ async function startSession(): Promise<{ created: CreatedCloudSession; player: P
   return { created, player };
 }
 
-/** The session's video encoder: the ffmpeg below the agent that grabs the display. */
-function encoderPid(): number | undefined {
-  const sample = sampleProcesses();
-  return descendantsOf(agent.process.pid!, sample).find((pid) => {
-    const process = sample.processes.get(pid)!;
-    return process.comm === 'ffmpeg' && process.cmdline.includes('x11grab');
-  });
-}
-
-/** Every thread of `pid` at `nice`, and its scheduling group too where the kernel groups by session (autogroup). */
-function deprioritise(pid: number, nice: number): void {
-  const threads = readdirSync(`/proc/${pid}/task`);
-  const renice = spawnSync('renice', ['-n', String(nice), '-p', ...threads], { encoding: 'utf8' });
-  if (renice.status !== 0) throw new Error(`renice: ${renice.stderr}`);
-  if (existsSync(`/proc/${pid}/autogroup`)) writeFileSync(`/proc/${pid}/autogroup`, String(nice));
-}
-
-/** Every `stepMs` from `from` to `to`: how old the newest picture the player had then was (ms). */
-function newestPictureAges(frames: Frame[], from: number, to: number, stepMs = 50): number[] {
-  const arrived = frames.filter((frame) => frame.drawnAt !== undefined).sort((a, b) => a.arrivedAt - b.arrivedAt);
-  const ages: number[] = [];
-  let index = -1;
-  for (let at = from; at <= to; at += stepMs) {
-    while (index + 1 < arrived.length && arrived[index + 1]!.arrivedAt <= at) index += 1;
-    // Nothing arrived yet: as old as the window (a stalled stream counts against it).
-    ages.push(index < 0 ? at - from : at - arrived[index]!.drawnAt!);
-  }
-  return ages;
-}
-
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
@@ -287,17 +251,18 @@ test('with every core busy and the encoder short of CPU, the picture stays fresh
   try {
     // Streaming, with clocks that read back, before any load.
     await waitFor(() => player.frames.filter((frame) => frame.drawnAt !== undefined).length >= 30, 'the first decoded frames');
-    await waitFor(() => encoderPid() !== undefined, 'the video encoder');
-    const encoder = encoderPid()!;
+    const encoderOf = () => videoEncoderPid(agent.process.pid!);
+    await waitFor(() => encoderOf() !== undefined, 'the video encoder');
+    const encoder = encoderOf()!;
 
-    for (let core = 0; core < Math.max(2, availableParallelism()); core++) hogs.push(spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore', detached: true }));
+    loops = startBusyLoops(Math.max(2, availableParallelism()));
     deprioritise(encoder, 10);
     const loadedAt = Date.now();
     await Bun.sleep(loadedSeconds * 1000);
     const windowEnd = Date.now();
-    stopHogs();
+    loops.stop();
     // The encoder went on (no restart) the whole time: this is its picture.
-    expect(encoderPid()).toBe(encoder);
+    expect(encoderOf()).toBe(encoder);
 
     const stop = await server.fetch('/api/cloud-play/session/stop', { method: 'POST', json: { token: created.token } });
     expect(stop.status).toBe(200);
@@ -307,7 +272,11 @@ test('with every core busy and the encoder short of CPU, the picture stays fresh
     const windowStart = loadedAt + settleSeconds * 1000;
     const inWindow = player.frames.filter((frame) => frame.arrivedAt >= windowStart && frame.arrivedAt <= windowEnd);
     const frameAges = inWindow.flatMap((frame) => (frame.drawnAt === undefined ? [] : [frame.arrivedAt - frame.drawnAt]));
-    const newest = newestPictureAges(player.frames, windowStart, windowEnd);
+    const newest = newestPictureAges(
+      player.frames.flatMap((frame) => (frame.drawnAt === undefined ? [] : [{ shownAt: frame.arrivedAt, drawnAt: frame.drawnAt }])),
+      windowStart,
+      windowEnd,
+    );
     const seconds = (windowEnd - windowStart) / 1000;
     console.log(
       `loaded: ${(inWindow.length / seconds).toFixed(1)} frames/s arrived (of ${fps}), their age p50 ${percentile(frameAges, 50)} ms, p90 ${percentile(frameAges, 90)} ms, max ${Math.max(...frameAges)} ms; ` +
@@ -318,7 +287,7 @@ test('with every core busy and the encoder short of CPU, the picture stays fresh
     expect(frameAges.length).toBeGreaterThan(inWindow.length * 0.9);
     expect(percentile(newest, 90)).toBeLessThan(ageBoundMs);
   } finally {
-    stopHogs();
+    loops?.stop();
     await player.close().catch(() => undefined);
   }
 }, 60_000);
