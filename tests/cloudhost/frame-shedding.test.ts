@@ -141,6 +141,8 @@ class Player {
   readonly pc = new RTCPeerConnection({ iceServers: [], iceAdditionalHostAddresses: ['127.0.0.1'], iceUseIpv6: false, bundlePolicy: 'max-bundle', codecs: { video: [useH264()], audio: [useOPUS()] } });
   readonly readers: ClockReader[] = [];
   connected = false;
+  /** The header extensions of the video packets, by id: their payloads as hex, each once. */
+  readonly extensions = new Map<number, Set<string>>();
   lostPackets = 0;
   private nals: Buffer[] = [];
   private fragment: Buffer[] | undefined;
@@ -163,6 +165,11 @@ class Player {
   }
 
   private onVideo(packet: RtpPacket): void {
+    for (const extension of packet.header.extensions) {
+      const seen = this.extensions.get(extension.id) ?? new Set<string>();
+      seen.add(extension.payload.toString('hex'));
+      this.extensions.set(extension.id, seen);
+    }
     const sequence = packet.header.sequenceNumber;
     if (this.lastSequence !== undefined && sequence !== ((this.lastSequence + 1) & 0xffff)) {
       this.lostPackets += 1;
@@ -220,7 +227,7 @@ class Player {
   }
 }
 
-async function startSession(): Promise<{ created: CreatedCloudSession; player: Player }> {
+async function startSession(): Promise<{ created: CreatedCloudSession; player: Player; offer: string }> {
   const response = await server.fetch(`/api/projects/${projectId}/packages/${gameId}/cloud-play`, { method: 'POST', token: admin.token });
   expect(response.status).toBe(200);
   const created = (await response.json()) as CreatedCloudSession;
@@ -238,13 +245,35 @@ async function startSession(): Promise<{ created: CreatedCloudSession; player: P
   const connect = await server.fetch('/api/cloud-play/session/connect', { method: 'POST', json: { token: created.token, sdp } });
   expect(connect.status).toBe(200);
   await waitFor(() => player.connected, 'connected');
-  return { created, player };
+  return { created, player, offer };
+}
+
+async function stopSession(created: CreatedCloudSession, player: Player): Promise<{ units: number; rows: number }[]> {
+  const stop = await server.fetch('/api/cloud-play/session/stop', { method: 'POST', json: { token: created.token } });
+  expect(stop.status).toBe(200);
+  await agent.waitForLog(new RegExp(`session ${created.session}: ended`));
+  return player.close();
 }
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 };
+
+test('the player is asked to show every frame as soon as it is decoded: a playout delay of zero on each video packet', async () => {
+  const { created, player, offer } = await startSession();
+  try {
+    const sdp = (JSON.parse(offer) as { sdp: string }).sdp;
+    const extmap = /^a=extmap:(\d+) http:\/\/www\.webrtc\.org\/experiments\/rtp-hdrext\/playout-delay\r?$/m.exec(sdp);
+    expect(extmap).not.toBeNull();
+    await waitFor(() => player.frames.length >= 10, 'the first video frames');
+    // Min = max = 0 (12 bits each, in 10 ms): no jitter buffer on the player's side.
+    expect([...(player.extensions.get(Number(extmap![1])) ?? [])]).toEqual(['000000']);
+    await stopSession(created, player);
+  } finally {
+    await player.close().catch(() => undefined);
+  }
+}, 60_000);
 
 test('with every core busy and the encoder short of CPU, the picture stays fresh: frames are shed, not queued', async () => {
   const { created, player } = await startSession();
@@ -264,9 +293,7 @@ test('with every core busy and the encoder short of CPU, the picture stays fresh
     // The encoder went on (no restart) the whole time: this is its picture.
     expect(encoderOf()).toBe(encoder);
 
-    const stop = await server.fetch('/api/cloud-play/session/stop', { method: 'POST', json: { token: created.token } });
-    expect(stop.status).toBe(200);
-    const runs = await player.close();
+    const runs = await stopSession(created, player);
     for (const run of runs) expect(run.rows).toBe(run.units);
 
     const windowStart = loadedAt + settleSeconds * 1000;
