@@ -13,7 +13,7 @@ export const gatheringTimeoutMs = 5000;
  * no jitter buffer holding frames back, so a game's picture is never delayed on the player's side to
  * make motion smoother (Chromium's own estimate grew to 100–350 ms on a busy machine).
  */
-export const playoutDelayUri = 'http://www.webrtc.org/experiments/rtp-hdrext/playout-delay';
+const playoutDelayUri = 'http://www.webrtc.org/experiments/rtp-hdrext/playout-delay';
 const playoutDelayId = 1;
 const noPlayoutDelay = Buffer.from([0, 0, 0]);
 
@@ -22,7 +22,8 @@ const noPlayoutDelay = Buffer.from([0, 0, 0]);
  * audio track (send only) fed with ffmpeg's RTP, and the data channel `input` the player writes
  * its events to. Loopback is among the host candidates (werift skips it otherwise), no IPv6,
  * everything bundled on one transport; ICE servers are the server's (an empty list by default: no
- * STUN lookups on a LAN or loopback).
+ * STUN lookups on a LAN or loopback). The video offers the playout-delay extension, and each of its
+ * packets carries a delay of zero (writeVideo).
  */
 export class GamePeer {
   readonly pc: RTCPeerConnection;
