@@ -9,6 +9,15 @@ export type VideoSettings = { display: number; width: number; height: number; fp
  * when the player's decoder asks for one (PLI), so keyframes come every `gopSeconds` (1 s by
  * default): a lost keyframe costs at most that long. Packets stay under 1200 bytes (-pkt_size), well
  * inside any path's MTU after SRTP and TURN overheads.
+ *
+ * `-fps_mode vfr`: a frame captured late is followed by the newest picture, never by copies of the
+ * one before. ffmpeg's default for RTP is a constant frame rate, which fills every gap in the
+ * capture's timestamps with duplicates of the last frame, all encoded before the next capture: when
+ * the encoder is short of CPU (a busy host), the duplicates cost more than it has, each gap is
+ * longer than the one before, and the picture falls further behind every second (measured: ≈ 0.7 s
+ * older each second with the encoder at a tenth of a busy loop's weight). With vfr a starved
+ * encoder only lowers the frame rate; frames captured faster than `fps` (x11grab catching up after
+ * a stall) are dropped before they are encoded.
  */
 export function videoArgs(settings: VideoSettings, port: number): string[] {
   const gop = String(Math.max(1, Math.round(settings.fps * settings.gopSeconds)));
@@ -29,7 +38,7 @@ export function videoArgs(settings: VideoSettings, port: number): string[] {
     '-hide_banner', '-loglevel', 'error', '-nostdin',
     '-f', 'x11grab', '-draw_mouse', '1', '-framerate', String(settings.fps), '-video_size', `${settings.width}x${settings.height}`,
     '-i', `:${settings.display}.0`,
-    '-an', ...encoder,
+    '-an', '-fps_mode', 'vfr', ...encoder,
     '-f', 'rtp', '-payload_type', '96', '-pkt_size', '1200', `rtp://127.0.0.1:${port}`,
   ];
 }

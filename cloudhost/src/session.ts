@@ -296,7 +296,7 @@ export class Session {
     // 3. The peer, its tracks fed by ffmpeg's RTP, and the input channel.
     const peer = new GamePeer(this.work.iceServers, config.codec);
     this.peer = await this.adopt(peer, (value) => value.close());
-    this.videoRtp = await this.adopt(await RtpReceiver.open((packet) => peer.video.writeRtp(packet)), (value) => value.close());
+    this.videoRtp = await this.adopt(await RtpReceiver.open((packet) => peer.writeVideo(packet)), (value) => value.close());
     this.audioRtp = await this.adopt(await RtpReceiver.open((packet) => peer.audio.writeRtp(packet)), (value) => value.close());
     peer.input.onMessage.subscribe((data) => {
       if (typeof data === 'string') return;

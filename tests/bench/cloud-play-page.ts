@@ -129,8 +129,8 @@ export const startToFirstFrame = async (labels: string[]): Promise<StartFigures>
  * decoded and handed to the compositor (presentationTime), `callback` the page's callback ran.
  */
 export type FrameTimes = { received: number; presented: number; callback: number };
-/** A frame's times less the moment the game drew it (its clock strip). */
-export type FrameAge = FrameTimes;
+/** A frame's times less the moment the game drew it (its clock strip), and that moment (`drawn`, wall-clock ms). */
+export type FrameAge = FrameTimes & { drawn: number };
 /**
  * One key: keydown's timeStamp → the first frame of another colour (`frame`, as wall-clock ms); how
  * long the browser took to hand the keydown to the page's first listener; when that listener ran
@@ -163,6 +163,9 @@ export const startMonitor = (layout: GameLayout) => {
   canvas.height = 2;
   const context = canvas.getContext('2d', { willReadFrequently: true })!;
   const monitor: Monitor = { running: true, callbacks: 0, presented: 0, colour: undefined, pendingKey: undefined, keyColour: undefined, glass: [], ages: [], badClocks: 0 };
+  // One monitor at a time: an earlier one (a session before) stops reading frames.
+  const earlier = probe.monitor as Monitor | undefined;
+  if (earlier) earlier.running = false;
   probe.monitor = monitor;
   probe.onKey = (stamp: number) => {
     if (monitor.pendingKey !== undefined || !monitor.colour) return;
@@ -187,7 +190,7 @@ export const startMonitor = (layout: GameLayout) => {
     const age = ((((wall % wrap) - stamp) % wrap) + wrap) % wrap;
     if (age < 5000) {
       const drawn = wall - age;
-      monitor.ages.push({ received: frame.received - drawn, presented: frame.presented - drawn, callback: age });
+      monitor.ages.push({ received: frame.received - drawn, presented: frame.presented - drawn, callback: age, drawn });
     } else {
       monitor.badClocks += 1;
     }

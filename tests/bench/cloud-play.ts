@@ -1,5 +1,5 @@
 /**
- * Cloud play on this machine (`bun run bench:cloud-play`). Issue 16's benchmark.
+ * Cloud play on this machine (`bun run bench:cloud-play`). Issues 16 and 27.
  *
  * Everything is real and runs here at once, as in tests/e2e/cloud-play.test.ts: the server (in this
  * process), the host agent (node dist/cloudhost.js with Xvfb, PulseAudio, ffmpeg H.264, bubblewrap),
@@ -8,7 +8,9 @@
  * the cloud-play page, at 1280x720, 60 fps. The figures are taken in the page (performance.now(),
  * requestVideoFrameCallback and its metadata, a canvas reading decoded pixels, getStats) and from /proc.
  * The page is the app's own: a probe installed before its scripts (cloud-play-page.ts) only watches.
+ * Every figure's line ends with the machine's load average when it was printed.
  *
+ * Idle machine:
  * 1. Start → first decoded frame: Start pressed in the page → the first requestVideoFrameCallback of
  *    the session's video. "Not cached": a build the agent has never seen (a freshly salted game binary
  *    and BENCH_CLOUD_PLAY_PACKAGE_MB (64) MiB of random data, all its chunks fetched); "cached": the
@@ -31,6 +33,18 @@
  *    it streams, one at a time. Baseline, same page, alternated in blocks: the same pings to a plain
  *    werift peer in this (Bun) process that echoes its data channel and does nothing else. Goal
  *    p99 ≤ 5 ms.
+ * With BENCH_CLOUD_PLAY_HOGS (2) CPU hogs (shell busy loops at normal priority, each in a session of
+ * its own as independent programs are; killed at the end):
+ * 6. Start → first frame, cached, BENCH_CLOUD_PLAY_STARTS times (vs the idle figure and the 2 s goal);
+ *    then one session: frame rate and CPU as in 4 and 5, the picture's age (drawn by the game → its
+ *    last packet in the browser, the host's part; and → presented), goal p99 ≤ 250 ms; how old the
+ *    newest presented picture was, sampled every 50 ms (a stream shedding to few frames a second
+ *    ages between them); glass to glass with half the presses.
+ * 7. The same session with its video encoder short of CPU: its threads and scheduling group at nice
+ *    BENCH_CLOUD_PLAY_STARVED_NICE (10; 0 skips this), a tenth of a hog's weight, as on a host busier
+ *    than this one. Two hogs alone leave the encoder what it needs on a 2-core machine that groups
+ *    tasks by session; here it has less than 60 frames a second cost, and the stream must shed frames
+ *    rather than fall behind: the picture's age and the frame rate again.
  *
  * Ratio first on every line, as the other benchmarks. Exits 1 when a measurement could not be made;
  * figures over their goal are marked, not failed.
@@ -47,6 +61,7 @@ import { en, startE2E, type E2E } from '../e2e/support/app.ts';
 import { registerUser } from '../support/accounts.ts';
 import { startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
 import { buildColourGame, requireHostPrograms } from '../support/cloudhost-tools.ts';
+import { deprioritise, newestPictureAges, startBusyLoops, videoEncoderPid, type BusyLoops } from '../support/cpu-contention.ts';
 import { uploadPackage } from '../support/packages.ts';
 import { createProject } from '../support/projects.ts';
 import {
@@ -60,11 +75,12 @@ import {
   startToFirstFrame,
   takeMonitorSamples as takeMonitorSamplesInPage,
   timeRoundTrips,
+  type FrameAge,
   type GlassSample,
   type MonitorSnapshot,
   type StartFigures,
 } from './cloud-play-page.ts';
-import { cpuBetween, descendantsOf, machineBusyBetween, sampleProcesses, type ProcessSample, type Sample } from './proc-cpu.ts';
+import { cpuBetween, descendantsOf, machineBusyBetween, sampleProcesses, type CpuUse, type ProcessSample, type Sample } from './proc-cpu.ts';
 import { formatRatio, positiveNumber, trackFailures } from './support.ts';
 
 const width = 1280;
@@ -74,9 +90,12 @@ const starts = positiveNumber('BENCH_CLOUD_PLAY_STARTS', 3);
 const pings = positiveNumber('BENCH_CLOUD_PLAY_PINGS', 500);
 const presses = positiveNumber('BENCH_CLOUD_PLAY_PRESSES', 40);
 const windowSeconds = positiveNumber('BENCH_CLOUD_PLAY_WINDOW_S', 5);
+const hogCount = positiveNumber('BENCH_CLOUD_PLAY_HOGS', 2);
+const starvedNice = Number(process.env.BENCH_CLOUD_PLAY_STARVED_NICE ?? 10);
+if (!Number.isInteger(starvedNice) || starvedNice < 0 || starvedNice > 19) throw new Error('BENCH_CLOUD_PLAY_STARVED_NICE must be a whole number 0..19');
 const packageMb = Number(process.env.BENCH_CLOUD_PLAY_PACKAGE_MB ?? 64);
 if (!Number.isFinite(packageMb) || packageMb < 0) throw new Error('BENCH_CLOUD_PLAY_PACKAGE_MB must be a number ≥ 0');
-const goals = { firstFrameCachedMs: 2000, pingP99Ms: 5, glassP50Ms: 50 };
+const goals = { firstFrameCachedMs: 2000, pingP99Ms: 5, glassP50Ms: 50, loadedAgeP99Ms: 250 };
 const frameMs = 1000 / fps;
 
 const failures = trackFailures();
@@ -91,6 +110,8 @@ const percentile = (values: number[], p: number) => {
 const median = (values: number[]) => percentile(values, 50);
 const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** A figure's line, with the machine's 1-minute load average at that moment. */
+const report = (line: string) => console.log(`${line} [load average ${loadavg()[0]!.toFixed(2)}]`);
 
 /** The first agent log line from index `from` on matching `pattern`, waiting up to `timeoutMs`. */
 async function logAfter(agent: RunningCloudAgent, from: number, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
@@ -105,15 +126,35 @@ async function logAfter(agent: RunningCloudAgent, from: number, pattern: RegExp,
 
 type StartRun = StartFigures & { session: string; packageMs: number; chunksFetched: number; agentOfferMs: number };
 
+/** What one window without input measured: frame rates, the agent's CPU, every presented frame's age. */
+type Window = {
+  seconds: number;
+  presentedFps: number;
+  callbackFps: number;
+  decodedFps: number;
+  gameFps: number;
+  decodeMs: number;
+  jitterBufferMs: number;
+  dropped: number;
+  lost: number;
+  badClocks: number;
+  ages: FrameAge[];
+  agentCpu: CpuUse;
+  chromiumCpu: number;
+  benchCpu: number;
+  machineBusy: number;
+};
+
 let e2e: E2E | undefined;
 let agent: RunningCloudAgent | undefined;
 let echoPeer: WeriftPeer | undefined;
+let hogs: BusyLoops | undefined;
 const scratch = mkdtempSync(join(tmpdir(), 'bench-cloud-play-'));
 
 const cores = availableParallelism();
 try {
   requireHostPrograms();
-  console.log(`cloud play at ${width}x${height}, ${fps} fps on ${cores} cores (load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} at the start)`);
+  report(`cloud play at ${width}x${height}, ${fps} fps on ${cores} cores (load average ${loadavg().map((value) => value.toFixed(2)).join(' ')} at the start)`);
   e2e = await startE2E({
     CLOUD_PLAY_WIDTH: String(width),
     CLOUD_PLAY_HEIGHT: String(height),
@@ -128,6 +169,7 @@ try {
   agent = await startCloudAgent({ server: e2e.baseURL, token: machine.token, capacity: 1 });
   await agent.waitForLog(/connected to the server/);
   const runningAgent = agent;
+  const agentPid = runningAgent.process.pid!;
 
   let builds = 0;
   /** A build the agent's cache has never seen: a newly salted game binary and fresh random data. */
@@ -176,6 +218,137 @@ try {
     await sleep(1000);
   }
 
+  const describeRuns = (runs: StartRun[]) => runs.map((run) => Math.round(run.firstFrameMs)).join(', ');
+  const breakdown = (runs: StartRun[]) =>
+    `medians: agent had its offer ready ${ms(median(runs.map((run) => run.agentOfferMs)))} after the server's start item (package ${ms(median(runs.map((run) => run.packageMs)))}, ` +
+    `${median(runs.map((run) => run.chunksFetched))} chunks fetched), page had the offer ${ms(median(runs.map((run) => run.offerMs)))} after Start, ` +
+    `connected ${ms(median(runs.map((run) => run.connectedMs)))}, video track ${ms(median(runs.map((run) => run.trackMs)))}`;
+
+  /** The measuring session: the build opened again, started, the video captured and every frame read back. */
+  async function startMeasuringSession(build: Package): Promise<{ session: string; home: string }> {
+    await openPackage(build);
+    const session = (await startSession()).session;
+    // Capture (a click on the video hands keys and mouse to the game), then every frame is read back.
+    await page.getByTestId('cloud-play-video').click();
+    await page.locator('.cloud_play_area[data-captured]').waitFor({ timeout: 10_000 });
+    await page.evaluate(startMonitor, gameLayout(width, height));
+    await sleep(2000);
+    return { session, home: join(runningAgent.workDir, 'sessions', session, 'home') };
+  }
+
+  /** The agent's processes by role: everything under bwrap is the game's sandbox. */
+  const roleOf = (process: ProcessSample, sample: Sample): string => {
+    for (let current: ProcessSample | undefined = process; current && current.pid !== agentPid; current = sample.processes.get(current.ppid)) {
+      if (current.comm === 'bwrap') return 'game sandbox (bwrap, game, pacat)';
+    }
+    if (process.pid === agentPid) return 'agent (node, werift)';
+    if (process.comm === 'ffmpeg') return process.cmdline.includes('x11grab') ? 'ffmpeg video (x11grab, libx264)' : 'ffmpeg audio (pulse, libopus)';
+    return process.comm;
+  };
+
+  /** BENCH_CLOUD_PLAY_WINDOW_S without input: frame rates, CPU, and the age of every frame presented meanwhile. */
+  async function measureWindow(home: string): Promise<Window> {
+    const gameFrames = (): { frames: number; atMs: number } => {
+      const path = join(home, 'frames.txt');
+      const match = existsSync(path) ? /^frames (\d+) (\d+)/.exec(readFileSync(path, 'utf8')) : null;
+      if (!match) throw new Error(`the game wrote no frame count (${path})`);
+      return { frames: Number(match[1]), atMs: Number(match[2]) };
+    };
+    await takeMonitorSamples(page);
+    const game0 = gameFrames();
+    const cpu0 = sampleProcesses();
+    const snap0: MonitorSnapshot = await page.evaluate(monitorSnapshot);
+    await sleep(windowSeconds * 1000);
+    const snap1: MonitorSnapshot = await page.evaluate(monitorSnapshot);
+    const cpu1 = sampleProcesses();
+    const game1 = gameFrames();
+    const ages = (await takeMonitorSamples(page)).ages;
+    const seconds = (snap1.at - snap0.at) / 1000;
+    const agentCpu = cpuBetween(cpu0, cpu1, descendantsOf(agentPid, cpu1), roleOf);
+    return {
+      seconds,
+      presentedFps: (snap1.presented - snap0.presented) / seconds,
+      callbackFps: (snap1.callbacks - snap0.callbacks) / seconds,
+      decodedFps: (snap1.framesDecoded - snap0.framesDecoded) / seconds,
+      gameFps: ((game1.frames - game0.frames) * 1000) / (game1.atMs - game0.atMs),
+      decodeMs: snap1.framesDecoded > snap0.framesDecoded ? ((snap1.totalDecodeTime - snap0.totalDecodeTime) * 1000) / (snap1.framesDecoded - snap0.framesDecoded) : Number.NaN,
+      jitterBufferMs: jitterBufferMs(snap0, snap1),
+      dropped: snap1.framesDropped - snap0.framesDropped,
+      lost: snap1.packetsLost - snap0.packetsLost,
+      badClocks: snap1.badClocks - snap0.badClocks,
+      ages,
+      agentCpu,
+      chromiumCpu: cpuBetween(cpu0, cpu1, descendantsOf(process.pid, cpu1).filter((pid) => /chrom/i.test(cpu1.processes.get(pid)?.comm ?? ''))).percentOfCore,
+      benchCpu: cpuBetween(cpu0, cpu1, [process.pid]).percentOfCore,
+      machineBusy: machineBusyBetween(cpu0, cpu1),
+    };
+  }
+
+  /** The frame-rate and CPU lines of a window; `label` says under what load ('' on the idle machine). */
+  function reportWindow(window: Window, label: string): void {
+    report(
+      `${formatRatio(window.presentedFps / fps)} ${label}frame rate presented in the page (requestVideoFrameCallback presentedFrames) over ${window.seconds.toFixed(1)} s: ${window.presentedFps.toFixed(1)} fps of ${fps} asked ` +
+        `(decoded ${window.decodedFps.toFixed(1)} fps, ${window.dropped} dropped, ${window.lost} packets lost; callbacks ${window.callbackFps.toFixed(1)}/s; ` +
+        `jitter buffer ${ms(window.jitterBufferMs, 1)} and decode ${ms(window.decodeMs, 1)} a frame on average)`,
+    );
+    report(`${formatRatio(window.presentedFps / window.gameFps)} ${label}frame rate presented vs drawn by the game: ${window.presentedFps.toFixed(1)} vs ${window.gameFps.toFixed(1)} fps`);
+    const cpu = window.agentCpu;
+    const parts = [...cpu.byGroup].sort((a, b) => b[1] - a[1]).map(([group, percent]) => `${group} ${percent.toFixed(0)}%`);
+    report(
+      `${formatRatio(cpu.percentOfCore / 100)} of a core: ${label}the agent's CPU for one ${width}x${height} ${fps} fps session over ${cpu.seconds.toFixed(1)} s: ${cpu.percentOfCore.toFixed(0)}% of one core ` +
+        `(${parts.join(', ')})`,
+    );
+    const others = window.machineBusy - cpu.percentOfCore - window.chromiumCpu - window.benchCpu;
+    report(
+      `${formatRatio(window.machineBusy / (cores * 100))} ${label}of the machine's ${cores} cores busy meanwhile (${window.machineBusy.toFixed(0)}% of a core): agent ${cpu.percentOfCore.toFixed(0)}%, ` +
+        `Chromium playing the stream ${window.chromiumCpu.toFixed(0)}%, this process (server, playwright) ${window.benchCpu.toFixed(0)}%, everything else on the machine ${Math.max(0, others).toFixed(0)}%`,
+    );
+  }
+
+  /** Picture ages of a window: each presented frame's (to its last packet, to presented) and the newest picture's every 50 ms. */
+  function pictureAges(window: Window) {
+    const received = window.ages.map((age) => age.received);
+    const presented = window.ages.map((age) => age.presented);
+    const shown = window.ages.map((age) => ({ shownAt: age.drawn + age.presented, drawnAt: age.drawn }));
+    const from = Math.min(...shown.map((frame) => frame.shownAt));
+    const to = Math.max(...shown.map((frame) => frame.shownAt));
+    const newest = shown.length > 1 ? newestPictureAges(shown, from, to) : [];
+    const text =
+      `${window.ages.length} frames presented: drawn → last packet in the browser p50 ${ms(median(received))}, p99 ${ms(percentile(received, 99))}, max ${ms(Math.max(...received))}; ` +
+      `→ presented p50 ${ms(median(presented))}, p99 ${ms(percentile(presented, 99))}; the newest picture presented, every 50 ms: p50 ${ms(median(newest))}, p99 ${ms(percentile(newest, 99))}` +
+      `${window.badClocks > 0 ? `; ${window.badClocks} frames with an unreadable clock` : ''}`;
+    return { receivedP99: percentile(received, 99), presentedP50: median(presented), text };
+  }
+
+  /** `count` key presses, each timed from keydown to the first frame of another colour. */
+  async function pressKeys(home: string, count: number) {
+    const keysPath = join(home, 'keys.txt');
+    const gameKeys = () => (existsSync(keysPath) ? readFileSync(keysPath, 'utf8').split('\n').filter((line) => line.startsWith('key ')).map((line) => Number(line.slice(4))) : []);
+    const keysBefore = gameKeys().length;
+    const glass: GlassSample[] = [];
+    let missed = 0;
+    const snap0: MonitorSnapshot = await page.evaluate(monitorSnapshot);
+    for (let press = 0; press < count; press++) {
+      await page.keyboard.down('KeyA');
+      await page.keyboard.up('KeyA');
+      try {
+        await page.waitForFunction(() => (window as unknown as { __cloudBench: { monitor: { pendingKey?: unknown } } }).__cloudBench.monitor.pendingKey === undefined, undefined, { timeout: 3000 });
+      } catch {
+        missed += 1;
+        // Given up: the next keydown starts a new one.
+        await page.evaluate(() => ((window as unknown as { __cloudBench: { monitor: { pendingKey?: unknown } } }).__cloudBench.monitor.pendingKey = undefined));
+      }
+      glass.push(...(await takeMonitorSamples(page)).glass);
+      // A pause of 100–250 ms so presses fall at every phase of the capture and frame clocks.
+      await sleep(100 + Math.random() * 150);
+    }
+    const snap1: MonitorSnapshot = await page.evaluate(monitorSnapshot);
+    const keyTimes = gameKeys().slice(keysBefore);
+    const times = glass.map((sample) => sample.presentedMs);
+    if (glass.length < count / 2) failures.fail(`glass to glass: only ${glass.length} of ${count} presses seen`);
+    return { glass, times, p50: percentile(times, 50), p99: percentile(times, 99), keyTimes, missed, jitterBufferMs: jitterBufferMs(snap0, snap1) };
+  }
+
   // ---- 1. Start → first frame, not cached and cached (after a warm-up session: the agent's first
   // session pays for Node's JIT and the first Xvfb/PulseAudio starts, which a running host has behind it).
   const warmUp = await newBuild();
@@ -196,122 +369,32 @@ try {
     await stopSession(warm.session);
     measured = build;
   }
-  const describeRuns = (runs: StartRun[]) => runs.map((run) => Math.round(run.firstFrameMs)).join(', ');
-  const breakdown = (runs: StartRun[]) =>
-    `medians: agent had its offer ready ${ms(median(runs.map((run) => run.agentOfferMs)))} after the server's start item (package ${ms(median(runs.map((run) => run.packageMs)))}, ` +
-    `${median(runs.map((run) => run.chunksFetched))} chunks fetched), page had the offer ${ms(median(runs.map((run) => run.offerMs)))} after Start, ` +
-    `connected ${ms(median(runs.map((run) => run.connectedMs)))}, video track ${ms(median(runs.map((run) => run.trackMs)))}`;
   const cachedMs = median(cached.map((run) => run.firstFrameMs));
   const uncachedMs = median(uncached.map((run) => run.firstFrameMs));
   const frameSizes = [...new Set([...cached, ...uncached].map((run) => `${run.width}x${run.height}`))].join(', ');
-  console.log(
+  report(
     `${formatRatio(cachedMs / goals.firstFrameCachedMs)} start to first decoded frame, package cached, median of ${cached.length}: ${ms(cachedMs)} of goal ${ms(goals.firstFrameCachedMs)}, ` +
       `${mark(cachedMs, goals.firstFrameCachedMs)} (runs ${describeRuns(cached)} ms; ${breakdown(cached)}; first frame ${frameSizes})`,
   );
-  console.log(
+  report(
     `${formatRatio(uncachedMs / cachedMs)} start to first decoded frame, package not cached (${packageMb} MiB of data + the game), median of ${uncached.length}: ${ms(uncachedMs)} vs ${ms(cachedMs)} cached ` +
       `(runs ${describeRuns(uncached)} ms; ${breakdown(uncached)})`,
   );
 
   // ---- The measuring session: the last build again (cached).
-  await openPackage(measured!);
-  const session = (await startSession()).session;
-  const home = join(runningAgent.workDir, 'sessions', session, 'home');
-  // Capture (a click on the video hands keys and mouse to the game), then every frame is read back.
-  await page.getByTestId('cloud-play-video').click();
-  await page.locator('.cloud_play_area[data-captured]').waitFor({ timeout: 10_000 });
-  await page.evaluate(startMonitor, gameLayout(width, height));
-  await sleep(2000);
+  const idle = await startMeasuringSession(measured!);
 
   // ---- 4 and 5. Frame rate, CPU and the picture's age over the window, no input meanwhile.
-  const gameFrames = (): { frames: number; atMs: number } => {
-    const path = join(home, 'frames.txt');
-    const match = existsSync(path) ? /^frames (\d+) (\d+)/.exec(readFileSync(path, 'utf8')) : null;
-    if (!match) throw new Error(`the game wrote no frame count (${path})`);
-    return { frames: Number(match[1]), atMs: Number(match[2]) };
-  };
-  const jitterBufferMs = (from: MonitorSnapshot, to: MonitorSnapshot) => {
-    const emitted = to.jitterBufferEmittedCount - from.jitterBufferEmittedCount;
-    return emitted > 0 ? ((to.jitterBufferDelay - from.jitterBufferDelay) * 1000) / emitted : Number.NaN;
-  };
-  await takeMonitorSamples(page);
-  const game0 = gameFrames();
-  const cpu0 = sampleProcesses();
-  const snap0: MonitorSnapshot = await page.evaluate(monitorSnapshot);
-  await sleep(windowSeconds * 1000);
-  const snap1: MonitorSnapshot = await page.evaluate(monitorSnapshot);
-  const cpu1 = sampleProcesses();
-  const game1 = gameFrames();
-  const idleAges = (await takeMonitorSamples(page)).ages;
-
-  const seconds = (snap1.at - snap0.at) / 1000;
-  const presentedFps = (snap1.presented - snap0.presented) / seconds;
-  const callbackFps = (snap1.callbacks - snap0.callbacks) / seconds;
-  const decodedFps = (snap1.framesDecoded - snap0.framesDecoded) / seconds;
-  const gameFps = ((game1.frames - game0.frames) * 1000) / (game1.atMs - game0.atMs);
-  const decodeMs = snap1.framesDecoded > snap0.framesDecoded ? ((snap1.totalDecodeTime - snap0.totalDecodeTime) * 1000) / (snap1.framesDecoded - snap0.framesDecoded) : Number.NaN;
-  console.log(
-    `${formatRatio(presentedFps / fps)} frame rate presented in the page (requestVideoFrameCallback presentedFrames) over ${seconds.toFixed(1)} s: ${presentedFps.toFixed(1)} fps of ${fps} asked ` +
-      `(decoded ${decodedFps.toFixed(1)} fps, ${snap1.framesDropped - snap0.framesDropped} dropped, ${snap1.packetsLost - snap0.packetsLost} packets lost; callbacks ${callbackFps.toFixed(1)}/s; ` +
-      `jitter buffer ${ms(jitterBufferMs(snap0, snap1), 1)} and decode ${ms(decodeMs, 1)} a frame on average)`,
-  );
-  console.log(`${formatRatio(presentedFps / gameFps)} frame rate presented vs drawn by the game: ${presentedFps.toFixed(1)} vs ${gameFps.toFixed(1)} fps`);
-
-  const agentPid = runningAgent.process.pid!;
-  /** The agent's processes by role: everything under bwrap is the game's sandbox. */
-  const roleOf = (process: ProcessSample, sample: Sample): string => {
-    for (let current: ProcessSample | undefined = process; current && current.pid !== agentPid; current = sample.processes.get(current.ppid)) {
-      if (current.comm === 'bwrap') return 'game sandbox (bwrap, game, pacat)';
-    }
-    if (process.pid === agentPid) return 'agent (node, werift)';
-    if (process.comm === 'ffmpeg') return process.cmdline.includes('x11grab') ? 'ffmpeg video (x11grab, libx264)' : 'ffmpeg audio (pulse, libopus)';
-    return process.comm;
-  };
-  const agentCpu = cpuBetween(cpu0, cpu1, descendantsOf(agentPid, cpu1), roleOf);
-  const parts = [...agentCpu.byGroup].sort((a, b) => b[1] - a[1]).map(([group, percent]) => `${group} ${percent.toFixed(0)}%`);
-  console.log(
-    `${formatRatio(agentCpu.percentOfCore / 100)} of a core: the agent's CPU for one ${width}x${height} ${fps} fps session over ${agentCpu.seconds.toFixed(1)} s: ${agentCpu.percentOfCore.toFixed(0)}% of one core ` +
-      `(${parts.join(', ')})`,
-  );
-  const chromium = cpuBetween(cpu0, cpu1, descendantsOf(process.pid, cpu1).filter((pid) => /chrom/i.test(cpu1.processes.get(pid)?.comm ?? '')));
-  const bench = cpuBetween(cpu0, cpu1, [process.pid]);
-  const machineBusy = machineBusyBetween(cpu0, cpu1);
-  const others = machineBusy - agentCpu.percentOfCore - chromium.percentOfCore - bench.percentOfCore;
-  console.log(
-    `${formatRatio(machineBusy / (cores * 100))} of the machine's ${cores} cores busy meanwhile (${machineBusy.toFixed(0)}% of a core): agent ${agentCpu.percentOfCore.toFixed(0)}%, ` +
-      `Chromium playing the stream ${chromium.percentOfCore.toFixed(0)}%, this process (server, playwright) ${bench.percentOfCore.toFixed(0)}%, everything else on the machine ${Math.max(0, others).toFixed(0)}%`,
-  );
+  const idleWindow = await measureWindow(idle.home);
+  reportWindow(idleWindow, '');
 
   // ---- 3. Glass to glass: key presses, each timed from keydown to the first frame of another colour.
-  const keysPath = join(home, 'keys.txt');
-  const gameKeys = () => (existsSync(keysPath) ? readFileSync(keysPath, 'utf8').split('\n').filter((line) => line.startsWith('key ')).map((line) => Number(line.slice(4))) : []);
-  const keysBefore = gameKeys().length;
-  const glass: GlassSample[] = [];
-  let missed = 0;
-  const pressSnap0: MonitorSnapshot = await page.evaluate(monitorSnapshot);
-  for (let press = 0; press < presses; press++) {
-    await page.keyboard.down('KeyA');
-    await page.keyboard.up('KeyA');
-    try {
-      await page.waitForFunction(() => (window as unknown as { __cloudBench: { monitor: { pendingKey?: unknown } } }).__cloudBench.monitor.pendingKey === undefined, undefined, { timeout: 3000 });
-    } catch {
-      missed += 1;
-      // Given up: the next keydown starts a new one.
-      await page.evaluate(() => ((window as unknown as { __cloudBench: { monitor: { pendingKey?: unknown } } }).__cloudBench.monitor.pendingKey = undefined));
-    }
-    glass.push(...(await takeMonitorSamples(page)).glass);
-    // A pause of 100–250 ms so presses fall at every phase of the capture and frame clocks.
-    await sleep(100 + Math.random() * 150);
-  }
-  const pressSnap1: MonitorSnapshot = await page.evaluate(monitorSnapshot);
-  const keyTimes = gameKeys().slice(keysBefore);
-  const glassMs = glass.map((sample) => sample.presentedMs);
-  const glassP50 = percentile(glassMs, 50);
-  const glassP99 = percentile(glassMs, 99);
-  console.log(
-    `${formatRatio(glassP50 / goals.glassP50Ms)} glass to glass (key down in the page → the changed colour decoded and presented), ${glass.length} of ${presses} presses: p50 ${ms(glassP50, 1)} of goal ${ms(goals.glassP50Ms)}, ` +
-      `${mark(glassP50, goals.glassP50Ms)} (p99 ${ms(glassP99, 1)}, min ${ms(Math.min(...glassMs), 1)}, max ${ms(Math.max(...glassMs), 1)}; to the page's frame callback p50 ${ms(median(glass.map((sample) => sample.callbackMs)), 1)}; ` +
-      `the game got ${keyTimes.length} key presses${missed ? `, ${missed} changes not seen within 3 s` : ''})`,
+  const idleGlass = await pressKeys(idle.home, presses);
+  const { glass, keyTimes } = idleGlass;
+  report(
+    `${formatRatio(idleGlass.p50 / goals.glassP50Ms)} glass to glass (key down in the page → the changed colour decoded and presented), ${glass.length} of ${presses} presses: p50 ${ms(idleGlass.p50, 1)} of goal ${ms(goals.glassP50Ms)}, ` +
+      `${mark(idleGlass.p50, goals.glassP50Ms)} (p99 ${ms(idleGlass.p99, 1)}, min ${ms(Math.min(...idleGlass.times), 1)}, max ${ms(Math.max(...idleGlass.times), 1)}; to the page's frame callback p50 ${ms(median(glass.map((sample) => sample.callbackMs)), 1)}; ` +
+      `the game got ${keyTimes.length} key presses${idleGlass.missed ? `, ${idleGlass.missed} changes not seen within 3 s` : ''})`,
   );
   if (keyTimes.length === glass.length && glass.length > 0) {
     // Where the time goes, by the wall clock the page (Date.now()) and the game (CLOCK_REALTIME) share (ms steps).
@@ -319,21 +402,17 @@ try {
     console.log(
       `   medians: keydown → the page's listener ${ms(median(glass.map((sample) => sample.dispatchMs)), 1)}; → the game drew the new colour ${stage(glass.map((sample, index) => keyTimes[index]! - sample.keyWall))} ` +
         `(data channel, agent, XTest, X server, game); → its frame's last packet in the browser ${stage(glass.map((sample, index) => sample.frame.received - keyTimes[index]!))} (capture, encode, RTP, werift, loopback); ` +
-        `→ presented ${stage(glass.map((sample) => sample.frame.presented - sample.frame.received))} (jitter buffer ${ms(jitterBufferMs(pressSnap0, pressSnap1), 1)} a frame on average meanwhile, decode); ` +
+        `→ presented ${stage(glass.map((sample) => sample.frame.presented - sample.frame.received))} (jitter buffer ${ms(idleGlass.jitterBufferMs, 1)} a frame on average meanwhile, decode); ` +
         `→ the page's callback ${stage(glass.map((sample) => sample.frame.callback - sample.frame.presented))}`,
     );
   } else {
     console.log(`   (no breakdown: the game logged ${keyTimes.length} key presses for ${glass.length} changes seen)`);
   }
-  console.log(`${formatRatio(glassP50 / frameMs)} glass to glass p50 relative to the frame interval (${ms(frameMs, 1)})`);
-  const agePresented = idleAges.map((age) => age.presented);
-  console.log(
-    `${formatRatio(glassP50 / median(agePresented))} glass to glass p50 relative to the picture's own age, drawn by the game → presented in the page with no input ` +
-      `(its clock strip, ${idleAges.length} frames of the ${windowSeconds} s window): p50 ${ms(median(agePresented), 0)}, p99 ${ms(percentile(agePresented, 99), 0)}; ` +
-      `drawn → last packet in the browser p50 ${ms(median(idleAges.map((age) => age.received)), 0)}, p99 ${ms(percentile(idleAges.map((age) => age.received), 99), 0)}` +
-      `${snap1.badClocks > 0 ? `; ${snap1.badClocks} frames with an unreadable clock` : ''}`,
+  report(`${formatRatio(idleGlass.p50 / frameMs)} glass to glass p50 relative to the frame interval (${ms(frameMs, 1)})`);
+  const idleAges = pictureAges(idleWindow);
+  report(
+    `${formatRatio(idleGlass.p50 / idleAges.presentedP50)} glass to glass p50 relative to the picture's own age with no input (its clock strip, the ${windowSeconds} s window of the frame rate): ${idleAges.text}`,
   );
-  if (glass.length < presses / 2) failures.fail(`glass to glass: only ${glass.length} of ${presses} presses seen`);
 
   // ---- 2. Ping round trips: the session's input channel (the agent's echo) and the baseline peer,
   // in alternating blocks so a change in machine load touches both alike.
@@ -368,21 +447,77 @@ try {
   const pingP99 = percentile(agentRtts, 99);
   const baseP50 = percentile(baselineRtts, 50);
   const baseP99 = percentile(baselineRtts, 99);
-  console.log(
+  report(
     `${formatRatio(pingP99 / goals.pingP99Ms)} input channel round trip (ping echoed by the agent while it streams), ${agentRtts.length} pings: p99 ${ms(pingP99, 2)} of goal ${ms(goals.pingP99Ms)}, ${mark(pingP99, goals.pingP99Ms)} ` +
       `(p50 ${ms(pingP50, 2)}, p90 ${ms(percentile(agentRtts, 90), 2)}, max ${ms(Math.max(...agentRtts), 2)}; machine ${machineBusyBetween(pingCpu0, pingCpu1).toFixed(0)}% of a core busy meanwhile)`,
   );
-  console.log(
+  report(
     `${formatRatio(pingP99 / baseP99)} input channel round trip p99 relative to a plain werift echo peer (in this Bun process, nothing else to do), pings alternated in blocks of ${block}: ` +
       `p99 ${ms(pingP99, 2)} vs ${ms(baseP99, 2)}, p50 ${ms(pingP50, 2)} vs ${ms(baseP50, 2)} (${formatRatio(pingP50 / baseP50)})`,
   );
 
   // Escape gives keyboard and mouse back (the captured video lies over the controls), then Stop.
   await page.keyboard.press('Escape');
-  await stopSession(session);
+  await stopSession(idle.session);
+
+  // ---- 6. The same with CPU hogs on the machine: starts, then one session.
+  hogs = startBusyLoops(hogCount);
+  const hogLabel = `with ${hogCount} CPU hogs: `;
+  await sleep(1000);
+  await openPackage(measured!);
+  const loadedStarts: StartRun[] = [];
+  for (let run = 0; run < starts; run++) {
+    const start = await startSession();
+    loadedStarts.push(start);
+    await stopSession(start.session);
+  }
+  const loadedCachedMs = median(loadedStarts.map((run) => run.firstFrameMs));
+  report(
+    `${formatRatio(loadedCachedMs / goals.firstFrameCachedMs)} ${hogLabel}start to first decoded frame, package cached, median of ${loadedStarts.length}: ${ms(loadedCachedMs)} of goal ${ms(goals.firstFrameCachedMs)}, ` +
+      `${mark(loadedCachedMs, goals.firstFrameCachedMs)} (runs ${describeRuns(loadedStarts)} ms; ${breakdown(loadedStarts)})`,
+  );
+  report(`${formatRatio(loadedCachedMs / cachedMs)} ${hogLabel}start to first decoded frame, cached, relative to the idle machine: ${ms(loadedCachedMs)} vs ${ms(cachedMs)}`);
+
+  const loaded = await startMeasuringSession(measured!);
+  const loadedWindow = await measureWindow(loaded.home);
+  reportWindow(loadedWindow, hogLabel);
+  const loadedAges = pictureAges(loadedWindow);
+  report(
+    `${formatRatio(loadedAges.receivedP99 / goals.loadedAgeP99Ms)} ${hogLabel}the picture's age, drawn by the game → its last packet in the browser, p99 ${ms(loadedAges.receivedP99)} of goal ${ms(goals.loadedAgeP99Ms)}, ` +
+      `${mark(loadedAges.receivedP99, goals.loadedAgeP99Ms)} (${loadedAges.text})`,
+  );
+  report(`${formatRatio(loadedAges.receivedP99 / idleAges.receivedP99)} ${hogLabel}the picture's age p99 (drawn → last packet in the browser) relative to the idle machine: ${ms(loadedAges.receivedP99)} vs ${ms(idleAges.receivedP99)}`);
+  const loadedGlass = await pressKeys(loaded.home, Math.ceil(presses / 2));
+  report(
+    `${formatRatio(loadedGlass.p50 / idleGlass.p50)} ${hogLabel}glass to glass relative to the idle machine, ${loadedGlass.glass.length} of ${Math.ceil(presses / 2)} presses: p50 ${ms(loadedGlass.p50, 1)} vs ${ms(idleGlass.p50, 1)} ` +
+      `(p99 ${ms(loadedGlass.p99, 1)}; jitter buffer ${ms(loadedGlass.jitterBufferMs, 1)} a frame on average${loadedGlass.missed ? `; ${loadedGlass.missed} changes not seen within 3 s` : ''})`,
+  );
+
+  // ---- 7. The same session, its video encoder short of CPU.
+  if (starvedNice > 0) {
+    const encoder = videoEncoderPid(agentPid);
+    if (encoder === undefined) throw new Error('no video encoder found below the agent');
+    deprioritise(encoder, starvedNice);
+    const starvedLabel = `${hogLabel}the encoder at nice ${starvedNice}: `;
+    // Before the fix the picture fell further behind every second: a few seconds show which it does.
+    await sleep(3000);
+    const starvedWindow = await measureWindow(loaded.home);
+    const starvedAges = pictureAges(starvedWindow);
+    report(
+      `${formatRatio(starvedAges.receivedP99 / goals.loadedAgeP99Ms)} ${starvedLabel}the picture's age, drawn by the game → its last packet in the browser, p99 ${ms(starvedAges.receivedP99)} of goal ${ms(goals.loadedAgeP99Ms)}, ` +
+        `${mark(starvedAges.receivedP99, goals.loadedAgeP99Ms)} (${starvedAges.text})`,
+    );
+    report(
+      `${formatRatio(starvedWindow.presentedFps / fps)} ${starvedLabel}frame rate presented: ${starvedWindow.presentedFps.toFixed(1)} fps of ${fps} asked (decoded ${starvedWindow.decodedFps.toFixed(1)}, ` +
+        `the game drew ${starvedWindow.gameFps.toFixed(1)}; the encoder had ${(starvedWindow.agentCpu.byGroup.get('ffmpeg video (x11grab, libx264)') ?? 0).toFixed(0)}% of a core)`,
+    );
+  }
+  await page.keyboard.press('Escape');
+  await stopSession(loaded.session);
 } catch (error) {
   failures.fail(describe(error));
 } finally {
+  hogs?.stop();
   await echoPeer?.close().catch(() => undefined);
   await agent?.stop('SIGTERM').catch(() => undefined);
   await e2e?.close().catch(() => undefined);
@@ -393,4 +528,9 @@ process.exit(failures.hasFailed() ? 1 : 0);
 /** Takes what the page's monitor collected (helper for the typed evaluate call). */
 function takeMonitorSamples(page: Page) {
   return page.evaluate(takeMonitorSamplesInPage);
+}
+
+function jitterBufferMs(from: MonitorSnapshot, to: MonitorSnapshot): number {
+  const emitted = to.jitterBufferEmittedCount - from.jitterBufferEmittedCount;
+  return emitted > 0 ? ((to.jitterBufferDelay - from.jitterBufferDelay) * 1000) / emitted : Number.NaN;
 }
