@@ -27,6 +27,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const config = parsed.config;
+  // A log reader that went away (a closed pipe) must not make every line an uncaught error, and that
+  // error's own log line another: the agent goes on serving, unheard.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
   const log = createLogger(config.logLevel);
   const agent = new Agent(config, { log });
   let stopping: Promise<void> | undefined;

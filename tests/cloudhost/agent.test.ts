@@ -7,7 +7,9 @@ import { encodeInput, encodePing, type InputEvent } from '../../src/shared/cloud
 import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
+import { spawnSync } from 'node:child_process';
 import { displayInUse } from '../../cloudhost/src/display.ts';
+import { mountsBelow } from '../../cloudhost/src/session-disk.ts';
 import { startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
 import { buildX11Probe, requireHostPrograms } from '../support/cloudhost-tools.ts';
 import { startTestProxy } from '../support/http-proxy.ts';
@@ -343,6 +345,7 @@ test('an agent killed outright (SIGKILL) leaves none of its programs running; it
   const killed = await startCloudAgent({ server: server.url, token: machineToken, capacity: 1, workDir: killedDir, args: displayArgs });
   const previous = agent;
   agent = killed;
+  let next: RunningCloudAgent | undefined;
   try {
     await killed.waitForLog(/connected to the server/);
     // The shared agent leaves the queue to this one while it plays.
@@ -365,7 +368,7 @@ test('an agent killed outright (SIGKILL) leaves none of its programs running; it
     await player.close();
     // Its session's tmpfs stays mounted until an agent starts on the same work dir.
     expect(killed.leftoverMounts.length).toBe(1);
-    const next = await startCloudAgent({ server: server.url, token: machineToken, capacity: 1, workDir: killedDir, args: displayArgs });
+    next = await startCloudAgent({ server: server.url, token: machineToken, capacity: 1, workDir: killedDir, args: displayArgs });
     await next.waitForLog(/unmounted 1 session folder\(s\) an earlier run left/);
     await next.waitForLog(/connected to the server/);
     // The same display number again: nothing of the killed one's is left to push it along.
@@ -378,6 +381,11 @@ test('an agent killed outright (SIGKILL) leaves none of its programs running; it
     expect(readdirSync(join(killedDir, 'sessions'))).toEqual([]);
     rmSync(killedDir, { recursive: true, force: true });
   } finally {
+    // A failed step above must not leave either agent running (with its sessions), nor their mounts.
+    await killed.stop('SIGKILL');
+    await next?.stop('SIGKILL');
+    for (const point of mountsBelow(killedDir)) spawnSync('umount', ['--lazy', point]);
+    rmSync(killedDir, { recursive: true, force: true });
     agent = await startCloudAgent({ server: server.url, token: machineToken, capacity: 2 });
     await agent.waitForLog(/connected to the server/);
   }
