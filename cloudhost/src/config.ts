@@ -52,7 +52,7 @@ export type AgentConfig = {
   cacheMaxMb: number;
   logLevel: LogLevel;
   /** Programs (absolute paths or names looked up in PATH). */
-  programs: { xvfb: string; ffmpeg: string; bwrap: string; pulseaudio: string; prlimit: string; setpriv: string; mount: string; umount: string };
+  programs: { xvfb: string; ffmpeg: string; bwrap: string; pulseaudio: string; prlimit: string; setpriv: string; nsenter: string; mount: string; umount: string };
 };
 
 export type ParsedCommand = { kind: 'run'; config: AgentConfig } | { kind: 'help' } | { kind: 'version' };
@@ -91,7 +91,7 @@ Usage: node cloudhost.js --server URL (--token-file FILE | CLOUDHOST_TOKEN=... |
   --cache-max-mb N      prune the chunk cache to this size (default 20480; 0: never)
   --log-level L         debug, info, warn, error (default info; env CLOUDHOST_LOG_LEVEL)
   --xvfb, --ffmpeg, --pulseaudio PATH   the programs run in the sandboxes (under /usr)
-  --bwrap, --prlimit, --setpriv, --mount, --umount PATH   the programs the agent runs
+  --bwrap, --prlimit, --setpriv, --nsenter, --mount, --umount PATH   the programs the agent runs
   --help, --version
 
 SIGTERM or SIGINT ends every session (reported as ended, reason 'machine_shutdown') and exits.
@@ -126,6 +126,7 @@ const valueOptions = new Set([
   'pulseaudio',
   'prlimit',
   'setpriv',
+  'nsenter',
   'mount',
   'umount',
 ]);
@@ -241,6 +242,7 @@ export function parseCommandLine(argv: readonly string[], env: Env, readFile: (p
       pulseaudio: option('pulseaudio') ?? 'pulseaudio',
       prlimit: option('prlimit') ?? 'prlimit',
       setpriv: option('setpriv') ?? 'setpriv',
+      nsenter: option('nsenter') ?? 'nsenter',
       mount: option('mount') ?? 'mount',
       umount: option('umount') ?? 'umount',
     },

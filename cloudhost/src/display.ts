@@ -42,10 +42,28 @@ export function canConnect(path: string): Promise<boolean> {
   });
 }
 
+export type DisplayServer = {
+  process: ManagedProcess;
+  /** The pid (on the host) of its sandbox, whose IPC namespace its video encoder may join, and that namespace. */
+  sandbox: { pid: number; ipcNamespace: number } | undefined;
+};
+
+/** bubblewrap's --info-fd report: {"child-pid": N, "ipc-namespace": N, ...}, once it is whole. */
+export function readSandboxInfo(text: string): { pid: number; ipcNamespace: number } | undefined {
+  try {
+    const info = JSON.parse(text) as Record<string, unknown>;
+    const pid = info['child-pid'];
+    const ipcNamespace = info['ipc-namespace'];
+    return typeof pid === 'number' && typeof ipcNamespace === 'number' ? { pid, ipcNamespace } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts the session's Xvfb in its jail and resolves once its socket (x11/X<display>) accepts connections. */
-export async function startXvfb(base: ServiceJailBase, program: string, display: number, width: number, height: number): Promise<ManagedProcess> {
+export async function startXvfb(base: ServiceJailBase, program: string, display: number, width: number, height: number): Promise<DisplayServer> {
   const socket = base.layout.x11Socket(display);
-  const xvfb = startJail('Xvfb', xvfbJail(base, [program, ...xvfbArgs(display, width, height)]));
+  const xvfb = startJail('Xvfb', { ...xvfbJail(base, [program, ...xvfbArgs(display, width, height)]), reportSandbox: true });
   try {
     await waitFor(async () => existsSync(socket) && (await canConnect(socket)), {
       timeoutMs: 10_000,
@@ -56,5 +74,5 @@ export async function startXvfb(base: ServiceJailBase, program: string, display:
     await xvfb.stop();
     throw error;
   }
-  return xvfb;
+  return { process: xvfb, sandbox: readSandboxInfo(xvfb.fdText[5] ?? '') };
 }

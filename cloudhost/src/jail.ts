@@ -83,6 +83,13 @@ export type JailLimits = {
 
 export type JailSpec = {
   network: 'none' | 'host';
+  /**
+   * The jail's IPC namespace (SysV shared memory): its own, or that of another jail's sandbox (the
+   * X server's, so its encoder shares MIT-SHM segments with it and nothing else; needs root).
+   */
+  ipc?: 'own' | { joinPid: number };
+  /** bubblewrap reports the sandbox's pid and namespaces on fd 5 (ManagedProcess.fdText[5]). */
+  reportSandbox?: boolean;
   mounts: readonly JailMount[];
   /** Size of the jail's /dev/shm. */
   shmBytes: number;
@@ -95,7 +102,7 @@ export type JailSpec = {
   uid?: number;
   limits: JailLimits;
   env: Record<string, string>;
-  programs: { bwrap: string; prlimit: string; setpriv: string };
+  programs: { bwrap: string; prlimit: string; setpriv: string; nsenter: string };
 };
 
 /** bubblewrap's options for a jail (what goes down the --args pipe; the command follows on the command line). */
@@ -103,7 +110,7 @@ export function bwrapArgs(spec: JailSpec, seccompFd: number): string[] {
   const args: string[] = [
     '--unshare-user',
     '--disable-userns',
-    '--unshare-ipc',
+    ...(spec.ipc === undefined || spec.ipc === 'own' ? ['--unshare-ipc'] : []),
     '--unshare-pid',
     '--unshare-uts',
     '--unshare-cgroup-try',
@@ -144,6 +151,7 @@ export function bwrapArgs(spec: JailSpec, seccompFd: number): string[] {
   // The jail's own root (a tmpfs holding the mount points) becomes read-only too.
   args.push('--remount-ro', '/');
   if (spec.chdir !== undefined) args.push('--chdir', spec.chdir);
+  if (spec.reportSandbox) args.push('--info-fd', String(infoFd));
   for (const arg of args) if (arg.includes('\0')) throw new Error('a sandbox argument holds a NUL');
   return args;
 }
@@ -153,12 +161,13 @@ export type JailCommand = {
   command: string;
   args: string[];
   env: Record<string, string>;
-  /** What the program reads from fds 3 (bubblewrap's arguments) and 4 (the seccomp filter). */
-  fds: [Uint8Array, Uint8Array];
+  /** What the program reads from fds 3 (bubblewrap's arguments) and 4 (the seccomp filter); 5, when asked, it writes. */
+  fds: [Uint8Array, Uint8Array, ...'read'[]];
 };
 
 const argsFd = 3;
 const seccompFd = 4;
+const infoFd = 5;
 
 /**
  * The command line of a jail:
@@ -181,12 +190,15 @@ export function jailCommand(spec: JailSpec): JailCommand {
       : // A new uid clears the parent-death signal ManagedProcess set: set it again for the jail's user.
         [spec.programs.setpriv, `--reuid=${spec.uid}`, `--regid=${spec.uid}`, '--clear-groups', '--no-new-privs', '--pdeathsig=KILL', '--'];
   const encoded = new TextEncoder().encode(bwrapArgs(spec, seccompFd).map((arg) => `${arg}\0`).join(''));
+  // The command stays on the command line (bubblewrap wants it there): paths inside the jail only.
+  const limited = [spec.programs.prlimit, ...prlimit, ...setpriv, spec.programs.bwrap, '--args', String(argsFd), '--', ...spec.command];
+  // Joining another sandbox's IPC namespace happens first, as root (setns), before the limits and the uid.
+  const joined = spec.ipc !== undefined && spec.ipc !== 'own' ? [spec.programs.nsenter, `--ipc=/proc/${spec.ipc.joinPid}/ns/ipc`, '--', ...limited] : limited;
   return {
-    command: spec.programs.prlimit,
-    // The command stays on the command line (bubblewrap wants it there): paths inside the jail only.
-    args: [...prlimit, ...setpriv, spec.programs.bwrap, '--args', String(argsFd), '--', ...spec.command],
+    command: joined[0]!,
+    args: joined.slice(1),
     env: spec.env,
-    fds: [encoded, Buffer.from(seccompFilter.base64, 'base64')],
+    fds: spec.reportSandbox ? [encoded, Buffer.from(seccompFilter.base64, 'base64'), 'read'] : [encoded, Buffer.from(seccompFilter.base64, 'base64')],
   };
 }
 

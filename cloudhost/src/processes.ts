@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 
 /**
  * A program the agent started, in a process group of its own (detached), so ending it ends
@@ -13,23 +13,34 @@ export class ManagedProcess {
   exitInfo: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   private tail: string[] = [];
   private stopping = false;
+  /** What the program wrote so far on each fd given as 'read' (at most 64 KiB each). */
+  readonly fdText: Record<number, string> = {};
 
   constructor(
     readonly name: string,
     command: string,
     args: readonly string[],
-    options: SpawnOptions & { onStderrLine?: (line: string) => void; fds?: readonly Uint8Array[] } = {},
+    options: SpawnOptions & { onStderrLine?: (line: string) => void; fds?: readonly (Uint8Array | 'read')[] } = {},
   ) {
     const { onStderrLine, fds = [], ...spawnOptions } = options;
-    // fds: what the program reads from file descriptors 3, 4, ... (bubblewrap's --args and --seccomp),
-    // each a pipe written whole and closed, so nothing of it ever shows in a command line.
+    // fds 3, 4, ...: a pipe written whole and closed (what the program reads: bubblewrap's --args and
+    // --seccomp, so nothing of it shows in a command line), or one the program writes ('read': its
+    // text in fdText, bubblewrap's --info-fd).
     const stdio: SpawnOptions['stdio'] = ['ignore', 'ignore', 'pipe', ...fds.map(() => 'pipe' as const)];
     this.child = spawn('setpriv', ['--pdeathsig=KILL', '--', command, ...args], { stdio, ...spawnOptions, detached: true });
     fds.forEach((content, index) => {
-      const pipe = this.child.stdio[3 + index] as Writable | null;
+      const pipe = this.child.stdio[3 + index] as (Writable & Readable) | null;
       if (!pipe) return;
       pipe.on('error', () => undefined);
-      pipe.end(content, () => pipe.destroy());
+      if (content === 'read') {
+        this.fdText[3 + index] = '';
+        pipe.setEncoding('utf8');
+        pipe.on('data', (text: string) => {
+          this.fdText[3 + index] = (this.fdText[3 + index] ?? '').concat(text).slice(0, 64 * 1024);
+        });
+      } else {
+        pipe.end(content, () => pipe.destroy());
+      }
     });
     this.exited = new Promise((resolve) => {
       this.child.once('error', (error) => {

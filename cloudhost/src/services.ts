@@ -27,8 +27,9 @@ export const pulseJailDir = '/run/cartridge-sound';
  * Xvfb: its socket folder (/tmp/.X11-unix) is the session's x11/, its /tmp (lock file, compiled
  * keymaps) a small tmpfs; no network, so the abstract socket and any font server or path a client
  * names stay inside. Its own IPC namespace: MIT-SHM reaches no segment of the host's or another
- * session's (ffmpeg's x11grab falls back to GetImage on the socket; games' XShm fails and Xlib and
- * Mesa fall back the same way).
+ * session's, only those of its video encoder, which joins it (as root; without, x11grab falls back
+ * to GetImage on the socket). A game's own segments are in its own namespace: its XShm fails and
+ * Xlib and Mesa fall back to the socket.
  */
 export function xvfbJail(base: ServiceJailBase, command: readonly string[]): JailSpec {
   return {
@@ -69,13 +70,16 @@ export function pulseJail(base: ServiceJailBase, command: readonly string[]): Ja
  * An encoder (ffmpeg): the display's socket or the sound server's, read-only, at the paths the game
  * sees them; the host's network for its RTP to the agent's loopback port; nothing else of the session.
  */
-export function encoderJail(base: ServiceJailBase, source: { display: number } | { sound: true }, command: readonly string[]): JailSpec {
+export function encoderJail(base: ServiceJailBase, source: { display: number; ipcOf?: number } | { sound: true }, command: readonly string[]): JailSpec {
   const mount =
     'display' in source
       ? { kind: 'ro-bind' as const, from: base.layout.x11Socket(source.display), to: `${sandboxX11Dir}/X${source.display}` }
       : { kind: 'ro-bind' as const, from: base.layout.pulseSocket, to: sandboxPulseSocket };
   return {
     network: 'host',
+    // The video encoder may share the X server's IPC namespace (MIT-SHM instead of copying every
+    // frame over the socket): there it finds only the X server, and the X server only it.
+    ipc: 'display' in source && source.ipcOf !== undefined ? { joinPid: source.ipcOf } : 'own',
     mounts: [{ kind: 'tmpfs', to: '/tmp', sizeBytes: smallTmpfs }, mount],
     shmBytes: smallTmpfs,
     hostRoots: base.hostRoots,

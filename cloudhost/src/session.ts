@@ -1,3 +1,4 @@
+import { readlinkSync } from 'node:fs';
 import { chmod, chown, lchown, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { routes, type ApiClient } from '../../src/shared/api/index.ts';
@@ -5,7 +6,7 @@ import { decodeInput, decodePing } from '../../src/shared/cloud-play/input.ts';
 import type { MachineWork } from '../../src/shared/schemas/cloud-play.ts';
 import { startPulse, type AudioServer } from './audio.ts';
 import type { AgentConfig } from './config.ts';
-import { displayInUse, startXvfb } from './display.ts';
+import { displayInUse, startXvfb, type DisplayServer } from './display.ts';
 import { XTestInjector } from './injector.ts';
 import { disconnectGraceMs, limitReason, SessionLifecycle, type EndReason } from './lifecycle.ts';
 import { describeError, type Logger } from './log.ts';
@@ -88,6 +89,7 @@ export class Session {
   private restarts = { video: 0, audio: 0 };
 
   private xvfb: ManagedProcess | undefined;
+  private displaySandbox: DisplayServer['sandbox'];
   private audioServer: AudioServer | undefined;
   private game: ManagedProcess | undefined;
   private injector: XTestInjector | undefined;
@@ -129,7 +131,7 @@ export class Session {
   }
 
   /** Xvfb on this session's display; a number another X server took meanwhile is swapped for a free one. */
-  private async startDisplay(): Promise<ManagedProcess> {
+  private async startDisplay(): Promise<DisplayServer> {
     const { config } = this.deps;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -232,7 +234,9 @@ export class Session {
   }
 
   private async startXvfb(): Promise<void> {
-    this.xvfb = await this.adopt(await this.startDisplay(), (xvfb) => xvfb.stop());
+    const display = await this.adopt(await this.startDisplay(), (server) => server.process.stop());
+    this.xvfb = display.process;
+    this.displaySandbox = display.sandbox;
     this.xvfb.exited.then(() => {
       if (!this.closing) void this.end('errored', `the display stopped (${this.xvfb?.stderrTail() || 'no message'})`);
     });
@@ -370,7 +374,7 @@ export class Session {
       { display: this.display, width: settings.width, height: settings.height, fps: settings.fps, codec: config.codec, kbps: config.videoKbps, gopSeconds: config.gopSeconds },
       this.videoRtp.port,
     );
-    const encoder = startJail('ffmpeg video', encoderJail(this.serviceJail(), { display: this.display }, [config.programs.ffmpeg, ...args]));
+    const encoder = startJail('ffmpeg video', encoderJail(this.serviceJail(), { display: this.display, ipcOf: this.displayIpcPid() }, [config.programs.ffmpeg, ...args]));
     this.videoEncoder = encoder;
     encoder.exited.then((exit) => {
       if (this.closing || encoder.stopRequested) return;
@@ -382,6 +386,20 @@ export class Session {
       this.log.warn(`video encoder stopped (${encoder.stderrTail() || exit.code}); restarting`);
       setTimeout(() => this.startVideo(), 500);
     });
+  }
+
+  /**
+   * The X server's sandbox, for its video encoder to share MIT-SHM with it: only as root (joining a
+   * namespace is setns), and only while that pid still names the very namespace bubblewrap reported.
+   */
+  private displayIpcPid(): number | undefined {
+    const sandbox = this.displaySandbox;
+    if (sandbox === undefined || process.getuid?.() !== 0 || !this.xvfb?.running) return undefined;
+    try {
+      return readlinkSync(`/proc/${sandbox.pid}/ns/ipc`) === `ipc:[${sandbox.ipcNamespace}]` ? sandbox.pid : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private startAudio(): void {

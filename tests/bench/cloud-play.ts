@@ -236,14 +236,22 @@ try {
     return { session, home: join(runningAgent.workDir, 'sessions', session, 'home') };
   }
 
-  /** The agent's processes by role: everything under bwrap is the game's sandbox. */
+  /**
+   * The agent's processes by role. Every program of a session runs in a jail of its own, whose outer
+   * process is `bwrap --args 3 -- COMMAND`: the command says which program the jail holds.
+   */
   const roleOf = (process: ProcessSample, sample: Sample): string => {
-    for (let current: ProcessSample | undefined = process; current && current.pid !== agentPid; current = sample.processes.get(current.ppid)) {
-      if (current.comm === 'bwrap') return 'game sandbox (bwrap, game, pacat)';
-    }
     if (process.pid === agentPid) return 'agent (node, werift)';
-    if (process.comm === 'ffmpeg') return process.cmdline.includes('x11grab') ? 'ffmpeg video (x11grab, libx264)' : 'ffmpeg audio (pulse, libopus)';
-    return process.comm;
+    let jail: ProcessSample | undefined;
+    for (let current: ProcessSample | undefined = process; current && current.pid !== agentPid; current = sample.processes.get(current.ppid)) {
+      if (current.comm === 'bwrap') jail = current;
+    }
+    const command = (jail ?? process).cmdline;
+    if (/\bffmpeg\b.*x11grab/.test(command)) return 'ffmpeg video (x11grab, libx264)';
+    if (/\bffmpeg\b/.test(command)) return 'ffmpeg audio (pulse, libopus)';
+    if (/\bXvfb\b/.test(command)) return 'Xvfb';
+    if (/\bpulseaudio\b/.test(command)) return 'PulseAudio';
+    return jail ? 'game sandbox (game, pacat)' : process.comm;
   };
 
   /** BENCH_CLOUD_PLAY_WINDOW_S without input: frame rates, CPU, and the age of every frame presented meanwhile. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MediaStreamTrack, RTCPeerConnection, useH264, useOPUS, type RTCDataChannel } from 'werift';
@@ -194,6 +194,19 @@ describe('the host agent with the server', () => {
     const frameRate = (player.video.frames - framesBefore) / 2;
     expect(frameRate).toBeGreaterThan(Number(fps) / 2);
     expect(player.video.keyframes - keyframesBefore).toBeGreaterThanOrEqual(1);
+    // The video encoder shares its X server's IPC namespace (MIT-SHM between them), which is neither
+    // the host's nor the game's; the sound encoder has one of its own.
+    const ipcOf = (match: (comm: string, cmdline: string) => boolean) =>
+      processesOfUids(agent.uidBase, 128)
+        .filter((pid) => match(readFileSync(`/proc/${pid}/comm`, 'utf8').trim(), readFileSync(`/proc/${pid}/cmdline`, 'utf8')))
+        .map((pid) => readlinkSync(`/proc/${pid}/ns/ipc`));
+    const [xvfbIpc] = ipcOf((comm) => comm === 'Xvfb');
+    const [videoIpc] = ipcOf((comm, cmdline) => comm === 'ffmpeg' && cmdline.includes('x11grab'));
+    const [audioIpc] = ipcOf((comm, cmdline) => comm === 'ffmpeg' && cmdline.includes('pulse'));
+    const [gameIpc] = ipcOf((comm) => comm === 'x11-probe');
+    expect(xvfbIpc).toMatch(/^ipc:\[\d+\]$/);
+    expect(videoIpc).toBe(xvfbIpc!);
+    for (const other of [audioIpc, gameIpc, readlinkSync('/proc/self/ns/ipc')]) expect(other).not.toBe(xvfbIpc!);
     // Audio: Opus from the session's sink (silence here), 50 packets a second once PulseAudio delivers.
     await waitUntil(() => player.audio.packets >= 25, 'audio packets');
     console.log(

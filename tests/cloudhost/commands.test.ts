@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test';
 import { pulseArgs } from '../../cloudhost/src/audio.ts';
-import { xvfbArgs } from '../../cloudhost/src/display.ts';
+import { readSandboxInfo, xvfbArgs } from '../../cloudhost/src/display.ts';
 import { bwrapArgs, etcEntries, jailCommand, type JailSpec } from '../../cloudhost/src/jail.ts';
 import { audioArgs, videoArgs } from '../../cloudhost/src/media.ts';
 import { seccompFilter } from '../../cloudhost/src/seccomp-filter.ts';
@@ -9,7 +9,7 @@ import { encoderJail, pulseJail, xvfbJail, type ServiceJailBase } from '../../cl
 import { sessionLayout } from '../../cloudhost/src/session-disk.ts';
 
 const layout = sessionLayout('/w/sessions/s1');
-const programs = { bwrap: '/usr/bin/bwrap', prlimit: '/usr/bin/prlimit', setpriv: '/usr/bin/setpriv' };
+const programs = { bwrap: '/usr/bin/bwrap', prlimit: '/usr/bin/prlimit', setpriv: '/usr/bin/setpriv', nsenter: '/usr/bin/nsenter' };
 const hostRoots = { '/bin': 'usr/bin', '/lib': 'usr/lib', '/lib64': 'usr/lib64', '/sbin': 'usr/sbin', '/lib32': 'dir' };
 const spec: GameSandbox = {
   layout,
@@ -165,6 +165,28 @@ describe('the jails of the session’s servers and encoders', () => {
     expect(pairs(pipedArgs(video), '--ro-bind')).toContainEqual(['/w/sessions/s1/x11/X101', '/tmp/.X11-unix/X101']);
     expect(pairs(pipedArgs(audio), '--ro-bind')).toContainEqual(['/w/sessions/s1/pulse/native', '/run/cartridge/pulse']);
     expect(pairs(pipedArgs(audio), '--ro-bind').some(([source]) => source.includes('x11'))).toBe(false);
+  });
+
+  test('the video encoder may join its X server’s IPC namespace (MIT-SHM with it alone): nsenter first, as root', () => {
+    const video = encoderJail(base, { display: 101, ipcOf: 4242 }, ['ffmpeg']);
+    const command = jailCommand(video);
+    expect(command.command).toBe('/usr/bin/nsenter');
+    expect(command.args.slice(0, 3)).toEqual(['--ipc=/proc/4242/ns/ipc', '--', '/usr/bin/prlimit']);
+    expect(pipedArgs(video)).not.toContain('--unshare-ipc');
+    // Without a pid to join: a namespace of its own, as every other jail.
+    const alone = encoderJail(base, { display: 101 }, ['ffmpeg']);
+    expect(jailCommand(alone).command).toBe('/usr/bin/prlimit');
+    expect(pipedArgs(alone)).toContain('--unshare-ipc');
+    expect(pipedArgs(encoderJail(base, { sound: true }, ['ffmpeg']))).toContain('--unshare-ipc');
+  });
+
+  test('Xvfb’s jail reports its sandbox (pid and namespaces) on fd 5', () => {
+    const xvfb = { ...xvfbJail(base, ['Xvfb']), reportSandbox: true };
+    expect(pairs(pipedArgs(xvfb), '--info-fd')[0]![0]).toBe('5');
+    expect(jailCommand(xvfb).fds).toHaveLength(3);
+    expect(readSandboxInfo('{\n "child-pid": 77, "ipc-namespace": 4026532179, "mnt-namespace": 1\n}')).toEqual({ pid: 77, ipcNamespace: 4026532179 });
+    expect(readSandboxInfo('{"child-pid": 77')).toBeUndefined();
+    expect(readSandboxInfo('{"child-pid": "77", "ipc-namespace": 1}')).toBeUndefined();
   });
 
   test('PulseAudio loads its two modules, then no more', () => {

@@ -21,7 +21,7 @@ import { buildX11Probe, requireHostPrograms } from '../support/cloudhost-tools.t
 const isRoot = process.getuid?.() === 0;
 const uid = isRoot ? 61_990 : undefined;
 const serviceUid = isRoot ? 61_990 + 64 : undefined;
-const programs = { bwrap: 'bwrap', prlimit: 'prlimit', setpriv: 'setpriv' };
+const programs = { bwrap: 'bwrap', prlimit: 'prlimit', setpriv: 'setpriv', nsenter: 'nsenter' };
 
 let dir: string;
 /** The X server's session: its socket in displayLayout.x11. */
@@ -102,7 +102,7 @@ beforeAll(async () => {
   chmodSync(displayLayout.dir, 0o711);
   if (serviceUid !== undefined) chownSync(displayLayout.x11, serviceUid, serviceUid);
   const limits = { memoryBytes: 2 * 1024 ** 3, processes: 256, fileBytes: 64 * 1024 ** 2, openFiles: 1024 };
-  xvfb = await startXvfb({ layout: displayLayout, uid: serviceUid, limits, hostRoots: readHostRoots(), programs }, 'Xvfb', display, 640, 480);
+  xvfb = (await startXvfb({ layout: displayLayout, uid: serviceUid, limits, hostRoots: readHostRoots(), programs }, 'Xvfb', display, 640, 480)).process;
   injector = await XTestInjector.connect(displayLayout.x11Socket(display), display);
   listener = createServer((socket) => {
     connections += 1;
