@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 
 /**
  * What the agent needs root for, as capabilities: a user of its own for each session's game and for
- * its servers (setuid, setgid: setpriv before bubblewrap), a tmpfs per session (sys_admin: mount),
+ * its servers (setuid, setgid: setpriv before bubblewrap), a tmpfs per session and the video
+ * encoder joining its X server's IPC namespace (sys_admin: mount, setns),
  * the session's files made those users' (chown), the agent's reads and removals in folders those
  * users own (dac_override), and stopping their processes (kill). Nothing else: a systemd unit can
  * bound the agent to these (docs/en/cloud-play-hosts.md).
