@@ -228,27 +228,41 @@ export class ChunkCache {
     }
   }
 
-  /** An ArchiveReadResult whose chunks come from the cache, each checked against its hash. */
+  /**
+   * An ArchiveReadResult whose chunks come from the cache, each checked against its hash. Files are
+   * read a few ahead of the one being written (each read is a round trip through the thread pool),
+   * and the chunks are marked used (their times, for prune) once all are read, off the way.
+   */
   private readResult(prepared: PreparedPackage): ArchiveReadResult {
     const adapters = this.adapters;
     const chunkPath = (hex: string) => this.chunkPath(hex);
     const unique = listUniqueChunks(prepared.index);
+    const readAhead = 8;
     return {
       index: prepared.index,
       indexHash: prepared.indexHash,
       async *chunks(): AsyncGenerator<ReadChunk> {
+        const paths = unique.map((chunk) => chunkPath(toHex(chunk.hash)));
+        const reads: Promise<Uint8Array>[] = [];
+        const readAt = (ordinal: number) => {
+          const read = readFile(paths[ordinal]!).then((buffer) => new Uint8Array(buffer));
+          // Awaited in order below; a failure read ahead must not count as unhandled meanwhile.
+          read.catch(() => undefined);
+          reads[ordinal] = read;
+        };
+        for (let ordinal = 0; ordinal < Math.min(readAhead, unique.length); ordinal++) readAt(ordinal);
         for (let ordinal = 0; ordinal < unique.length; ordinal++) {
+          if (ordinal + readAhead < unique.length) readAt(ordinal + readAhead);
           const chunk = unique[ordinal]!;
-          const path = chunkPath(toHex(chunk.hash));
-          const bytes = new Uint8Array(await readFile(path));
+          const bytes = await reads[ordinal]!;
+          delete reads[ordinal];
           if (bytes.length !== chunk.size || !equalBytes(await adapters.sha256(bytes), chunk.hash)) {
-            await rm(path, { force: true });
+            await rm(paths[ordinal]!, { force: true });
             throw new Error(`cached chunk ${toHex(chunk.hash).slice(0, 12)}… is damaged (removed; the next session fetches it again)`);
           }
-          const now = new Date();
-          await utimes(path, now, now).catch(() => undefined);
           yield { ordinal, hash: chunk.hash, size: chunk.size, compressedSize: chunk.size, bytes, storedBytes: bytes, fromBase: false };
         }
+        void touchAll(paths);
       },
       cancel: async () => undefined,
     };
@@ -333,4 +347,14 @@ export async function openChunkCache(dir: string, options: ChunkCacheOptions = {
   await handle.close();
   await rm(probe, { force: true });
   return new ChunkCache(dir, options);
+}
+
+/** Marks files used now (prune drops the least recently used), a few at a time; failures do not matter. */
+async function touchAll(paths: readonly string[]): Promise<void> {
+  const now = new Date();
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) await utimes(paths[next++]!, now, now).catch(() => undefined);
+  };
+  await Promise.all(Array.from({ length: 4 }, worker));
 }

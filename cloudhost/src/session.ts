@@ -210,9 +210,11 @@ export class Session {
     );
     this.releasePackage = cache.hold(prepared);
     this.checkAlive();
+    const preparedAt = Date.now();
     await this.disk!.reserve(extractedBytes(prepared.index));
     await cache.extract(prepared, join(layout.home, 'game'));
     this.figures.packageMs = Date.now() - packageStarted;
+    this.log.debug(`package: addresses and chunks ${preparedAt - packageStarted} ms, extracted in ${Date.now() - preparedAt} ms`);
     this.log.info(
       `package ready in ${this.figures.packageMs} ms (${prepared.stats.chunksFetched} chunks fetched in ${prepared.stats.rangeRequests} requests, ${prepared.stats.chunksCached} cached)`,
     );
