@@ -1,18 +1,17 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { inArray } from 'drizzle-orm';
 import { bootDeps, closeDeps } from '../../src/server/boot.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import { channelSubscriberCount } from '../../src/server/db/notify.ts';
-import { cloudMachines, cloudSessions } from '../../src/server/db/schema/index.ts';
+import { cloudMachines } from '../../src/server/db/schema/index.ts';
 import { cloudSessionChannel } from '../../src/server/domains/cloud-play/session-rows.ts';
 import { startServer } from '../../src/server/serve.ts';
 import type { CreatedCloudSession, MachineWork } from '../../src/shared/schemas/cloud-play.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createCloudAgentClient, offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
-import { addMember, createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
+import { createProject, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { trpcFailureStatus } from '../support/trpc-failure.ts';
-import { addMachine, createSession, fullMachine, player, uploadLinuxGame } from './cloud-play-support.ts';
+import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld, uploadLinuxGame } from './cloud-play-support.ts';
 
 /**
  * Issue 27: session init is held on the server (CLOUD_PLAY_INIT_HOLD_SECONDS, 4 s here) until the
@@ -30,23 +29,12 @@ let project: TestProject;
 let game: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ CLOUD_PLAY_INIT_HOLD_SECONDS: String(holdSeconds), CLOUD_PLAY_HEARTBEAT_SECONDS: '2', CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '30' });
-  admin = await registerUser(server);
-  project = await createProject(server, admin);
-  game = (await uploadLinuxGame(server, admin, project.id)).id;
+  ({ server, admin, project, game } = await startCloudPlayWorld({ CLOUD_PLAY_INIT_HOLD_SECONDS: String(holdSeconds), CLOUD_PLAY_HEARTBEAT_SECONDS: '2', CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '30' }));
 }, 60_000);
 afterAll(() => server.stop());
-afterEach(async () => {
-  await server.deps.db.update(cloudMachines).set({ revoked: true });
-  await server.deps.db.update(cloudSessions).set({ status: 'ended', reason: 'test_over', endedAt: new Date() }).where(inArray(cloudSessions.status, ['waiting', 'assigned', 'offered', 'answered', 'playing']));
-});
+afterEach(() => resetCloudPlay(server));
 
-async function newPlayer(): Promise<TestUser> {
-  const user = await registerUser(server);
-  await grantPrivilege(server, user, 'cloud_play');
-  await addMember(server, project, user, 'tester');
-  return user;
-}
+const newPlayer = () => newCloudPlayer(server, project);
 
 const heldInits = (target: TestServer = server) => channelSubscriberCount(target.deps.database, cloudSessionChannel);
 

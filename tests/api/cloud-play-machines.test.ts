@@ -3,15 +3,15 @@ import { eq, inArray } from 'drizzle-orm';
 import { bootDeps, closeDeps } from '../../src/server/boot.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import { channelSubscriberCount } from '../../src/server/db/notify.ts';
-import { cloudMachines, cloudSessions } from '../../src/server/db/schema/index.ts';
+import { cloudSessions } from '../../src/server/db/schema/index.ts';
 import { cloudPlayChannel } from '../../src/server/domains/cloud-play/session-rows.ts';
 import { startServer } from '../../src/server/serve.ts';
 import type { CreatedCloudSession, MachineWork } from '../../src/shared/schemas/cloud-play.ts';
-import { registerUser, type TestUser } from '../support/accounts.ts';
+import { type TestUser } from '../support/accounts.ts';
 import { createCloudAgentClient, offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
-import { addMember, createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { addMachine, createSession, fullMachine, player, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
+import { type TestProject } from '../support/projects.ts';
+import { type TestServer } from '../support/server.ts';
+import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
 
 /**
  * Cloud play, the machine's side: the provide protocol spoken by a scripted agent. Authentication,
@@ -26,25 +26,12 @@ let project: TestProject;
 let game: string;
 
 beforeAll(async () => {
-  // Inits answer at once here (their hold has its own file: cloud-play-init-hold.test.ts).
-  server = await startTestServer({ CLOUD_PLAY_HEARTBEAT_SECONDS: String(heartbeatSeconds), CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '10', CLOUD_PLAY_INIT_HOLD_SECONDS: '0' });
-  admin = await registerUser(server);
-  project = await createProject(server, admin);
-  game = (await uploadLinuxGame(server, admin, project.id)).id;
+  ({ server, admin, project, game } = await startCloudPlayWorld({ CLOUD_PLAY_HEARTBEAT_SECONDS: String(heartbeatSeconds), CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '10', CLOUD_PLAY_INIT_HOLD_SECONDS: '0' }));
 }, 60_000);
 afterAll(() => server.stop());
-// Each test's machines and sessions are its own.
-afterEach(async () => {
-  await server.deps.db.update(cloudMachines).set({ revoked: true });
-  await server.deps.db.update(cloudSessions).set({ status: 'ended', reason: 'test_over', endedAt: new Date() }).where(inArray(cloudSessions.status, ['waiting', 'assigned', 'offered', 'answered', 'playing']));
-});
+afterEach(() => resetCloudPlay(server));
 
-async function newPlayer(): Promise<TestUser> {
-  const user = await registerUser(server);
-  await grantPrivilege(server, user, 'cloud_play');
-  await addMember(server, project, user, 'tester');
-  return user;
-}
+const newPlayer = () => newCloudPlayer(server, project);
 
 async function sessionRow(id: string) {
   const [row] = await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.id, id));

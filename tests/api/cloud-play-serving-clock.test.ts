@@ -7,11 +7,11 @@ import { cloudMachines, cloudSessions, instanceFacts } from '../../src/server/db
 import { recordServing, servingSinceSql } from '../../src/server/domains/cloud-play/serving-clock.ts';
 import { startServer } from '../../src/server/serve.ts';
 import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
-import { registerUser, type TestUser } from '../support/accounts.ts';
+import { type TestUser } from '../support/accounts.ts';
 import { offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
-import { addMember, createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { addMachine, createSession, fullMachine, player, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
+import { type TestProject } from '../support/projects.ts';
+import { type TestServer } from '../support/server.ts';
+import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld, waitForStatus } from './cloud-play-support.ts';
 
 /**
  * Issue 27: the cloud-play sweep does not count the time no server process was serving. Every serving
@@ -28,29 +28,18 @@ let project: TestProject;
 let game: string;
 
 beforeAll(async () => {
-  server = await startTestServer({
+  ({ server, admin, project, game } = await startCloudPlayWorld({
     CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '1.5',
     CLOUD_PLAY_HEARTBEAT_SECONDS: '0.5',
     CLOUD_PLAY_CONNECT_SECONDS: '2',
     CLOUD_PLAY_INIT_HOLD_SECONDS: '0',
     JOB_WORKERS: '0',
-  });
-  admin = await registerUser(server);
-  project = await createProject(server, admin);
-  game = (await uploadLinuxGame(server, admin, project.id)).id;
+  }));
 }, 60_000);
 afterAll(() => server.stop());
-afterEach(async () => {
-  await server.deps.db.update(cloudMachines).set({ revoked: true });
-  await server.deps.db.update(cloudSessions).set({ status: 'ended', reason: 'test_over', endedAt: new Date() }).where(inArray(cloudSessions.status, ['waiting', 'assigned', 'offered', 'answered', 'playing']));
-});
+afterEach(() => resetCloudPlay(server));
 
-async function newPlayer(): Promise<TestUser> {
-  const user = await registerUser(server);
-  await grantPrivilege(server, user, 'cloud_play');
-  await addMember(server, project, user, 'tester');
-  return user;
-}
+const newPlayer = () => newCloudPlayer(server, project);
 
 async function facts(db: Executor = server.deps.db) {
   const [row] = await db

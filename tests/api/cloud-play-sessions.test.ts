@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { eq, inArray, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { cloudMachines, cloudSessions } from '../../src/server/db/schema/index.ts';
 import { ConfigError, loadConfig, servingClockTimings } from '../../src/server/config.ts';
 import type { LogFields, Logger } from '../../src/server/logger.ts';
@@ -7,9 +7,9 @@ import type { MachineWork } from '../../src/shared/schemas/cloud-play.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { offerText } from '../support/cloud-agent-client.ts';
 import { addMember, createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { type TestServer } from '../support/server.ts';
 import { trpcFailure, trpcFailureStatus } from '../support/trpc-failure.ts';
-import { addMachine, createSession, createSessionResponse, player, uploadLinuxGame } from './cloud-play-support.ts';
+import { addMachine, createSession, createSessionResponse, player, resetCloudPlay, startCloudPlayWorld, uploadLinuxGame } from './cloud-play-support.ts';
 import { publishPackages } from './packages-downloads-support.ts';
 
 /**
@@ -29,7 +29,7 @@ let project: TestProject;
 let game: string;
 
 beforeAll(async () => {
-  server = await startTestServer(
+  ({ server, admin, project, game } = await startCloudPlayWorld(
     {
       CLOUD_PLAY_ICE_SERVERS: JSON.stringify([{ urls: 'stun:stun.example.org:3478' }, { urls: ['turn:turn.example.org:3478'], username: 'player', credential: turnSecret }]),
       CLOUD_PLAY_WIDTH: '1920',
@@ -38,17 +38,10 @@ beforeAll(async () => {
       CLOUD_PLAY_HEARTBEAT_SECONDS: '5',
     },
     { log },
-  );
-  admin = await registerUser(server); // the first account: administrator, every privilege
-  project = await createProject(server, admin);
-  game = (await uploadLinuxGame(server, admin, project.id)).id;
+  ));
 }, 60_000);
 afterAll(() => server.stop());
-// Each test's machines and sessions are its own: those of earlier tests are out of the way.
-afterEach(async () => {
-  await server.deps.db.update(cloudMachines).set({ revoked: true });
-  await server.deps.db.update(cloudSessions).set({ status: 'ended', reason: 'test_over', endedAt: new Date() }).where(inArray(cloudSessions.status, ['waiting', 'assigned', 'offered', 'answered', 'playing']));
-});
+afterEach(() => resetCloudPlay(server));
 
 /** A machine online with room (a session can only be created while one is). */
 async function onlineMachine(capacity = 8) {

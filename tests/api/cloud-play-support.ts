@@ -1,9 +1,12 @@
+import { inArray } from 'drizzle-orm';
+import { cloudMachines, cloudSessions } from '../../src/server/db/schema/index.ts';
 import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
 import type { Package } from '../../src/shared/schemas/packages.ts';
-import type { TestUser } from '../support/accounts.ts';
+import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createCloudAgentClient, type CloudAgentClient } from '../support/cloud-agent-client.ts';
 import { uploadPackage } from '../support/packages.ts';
-import type { TestServer } from '../support/server.ts';
+import { addMember, createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
+import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** What the cloud-play test files share: a Linux x86 game, machines, sessions and the player's calls. */
 
@@ -11,6 +14,35 @@ export const linuxTags = ['os:linux', 'arch:x86'];
 
 export function uploadLinuxGame(server: TestServer, user: TestUser, projectId: string, options: { tags?: string[]; title?: string } = {}): Promise<Package> {
   return uploadPackage(server, user, projectId, { 'game.sh': '#!/bin/sh\necho hello\n', 'data/level.txt': 'level 1' }, { tags: options.tags ?? linuxTags, entrypoint: ['game.sh'], title: options.title });
+}
+
+/** A server for a cloud-play test file, its first account (an administrator), a project and a Linux game. */
+export async function startCloudPlayWorld(
+  env: Record<string, string>,
+  options?: Parameters<typeof startTestServer>[1],
+): Promise<{ server: TestServer; admin: TestUser; project: TestProject; game: string }> {
+  const server = await startTestServer(env, options);
+  const admin = await registerUser(server);
+  const project = await createProject(server, admin);
+  const game = (await uploadLinuxGame(server, admin, project.id)).id;
+  return { server, admin, project, game };
+}
+
+/** Every machine revoked and every live session ended: each test's machines and sessions are its own. */
+export async function resetCloudPlay(server: TestServer): Promise<void> {
+  await server.deps.db.update(cloudMachines).set({ revoked: true });
+  await server.deps.db
+    .update(cloudSessions)
+    .set({ status: 'ended', reason: 'test_over', endedAt: new Date() })
+    .where(inArray(cloudSessions.status, ['waiting', 'assigned', 'offered', 'answered', 'playing']));
+}
+
+/** A player: the cloud_play privilege, and a tester of the project. */
+export async function newCloudPlayer(server: TestServer, project: TestProject): Promise<TestUser> {
+  const user = await registerUser(server);
+  await grantPrivilege(server, user, 'cloud_play');
+  await addMember(server, project, user, 'tester');
+  return user;
 }
 
 /** A machine made by an administrator over tRPC, and a scripted agent holding its token. */

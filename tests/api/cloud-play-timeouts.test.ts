@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
-import { eq, inArray, sql } from 'drizzle-orm';
-import { cloudMachines, cloudSessions, jobs } from '../../src/server/db/schema/index.ts';
+import { eq, sql } from 'drizzle-orm';
+import { cloudSessions, jobs } from '../../src/server/db/schema/index.ts';
 import { cloudPlaySweepJob } from '../../src/server/domains/cloud-play/cloud-play-sweep.job.ts';
 import { serverJobs } from '../../src/server/jobs-list.ts';
 import type { CreatedCloudSession, MachineWork } from '../../src/shared/schemas/cloud-play.ts';
-import { registerUser, type TestUser } from '../support/accounts.ts';
+import { type TestUser } from '../support/accounts.ts';
 import { offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
-import { addMember, createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
-import { addMachine, createSession, fullMachine, player, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
+import { type TestProject } from '../support/projects.ts';
+import { type TestServer } from '../support/server.ts';
+import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld, waitForStatus } from './cloud-play-support.ts';
 
 /**
  * Cloud play's deadlines with short settings (CONNECT 2 s, MACHINE_TIMEOUT 1.5 s, HEARTBEAT 0.5 s):
@@ -22,7 +22,7 @@ let project: TestProject;
 let game: string;
 
 beforeAll(async () => {
-  server = await startTestServer({
+  ({ server, admin, project, game } = await startCloudPlayWorld({
     CLOUD_PLAY_CONNECT_SECONDS: '2',
     CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '1.5',
     CLOUD_PLAY_HEARTBEAT_SECONDS: '0.5',
@@ -30,23 +30,12 @@ beforeAll(async () => {
     CLOUD_PLAY_INIT_HOLD_SECONDS: '0',
     // The periodic sweep is run by hand here (its own test).
     JOB_WORKERS: '0',
-  });
-  admin = await registerUser(server);
-  project = await createProject(server, admin);
-  game = (await uploadLinuxGame(server, admin, project.id)).id;
+  }));
 }, 60_000);
 afterAll(() => server.stop());
-afterEach(async () => {
-  await server.deps.db.update(cloudMachines).set({ revoked: true });
-  await server.deps.db.update(cloudSessions).set({ status: 'ended', reason: 'test_over', endedAt: new Date() }).where(inArray(cloudSessions.status, ['waiting', 'assigned', 'offered', 'answered', 'playing']));
-});
+afterEach(() => resetCloudPlay(server));
 
-async function newPlayer(): Promise<TestUser> {
-  const user = await registerUser(server);
-  await grantPrivilege(server, user, 'cloud_play');
-  await addMember(server, project, user, 'tester');
-  return user;
-}
+const newPlayer = () => newCloudPlayer(server, project);
 
 /** The agent calls every 200 ms for ms milliseconds (staying alive); returns the work it got. */
 async function keepCalling(agent: CloudAgentClient, ms: number): Promise<MachineWork[]> {
