@@ -32,36 +32,29 @@ export const pulseJailDir = '/run/cartridge-sound';
  * Xlib and Mesa fall back to the socket.
  */
 export function xvfbJail(base: ServiceJailBase, command: readonly string[]): JailSpec {
-  return {
-    network: 'none',
-    mounts: [
-      { kind: 'tmpfs', to: '/tmp', sizeBytes: smallTmpfs },
-      { kind: 'bind', from: base.layout.x11, to: sandboxX11Dir },
-    ],
-    shmBytes: smallTmpfs,
-    hostRoots: base.hostRoots,
-    command,
-    uid: base.uid,
-    limits: base.limits,
-    env: { PATH: basePath, HOME: '/tmp' },
-    programs: base.programs,
-  };
+  return serverJail(base, { from: base.layout.x11, to: sandboxX11Dir }, command, { PATH: basePath, HOME: '/tmp' });
 }
 
 /** PulseAudio: its folder is the session's pulse/ (socket, runtime, home); no network. */
 export function pulseJail(base: ServiceJailBase, command: readonly string[]): JailSpec {
+  const home = `${pulseJailDir}/home`;
+  return serverJail(base, { from: base.layout.pulse, to: pulseJailDir }, command, { PATH: basePath, HOME: home, XDG_RUNTIME_DIR: `${pulseJailDir}/runtime`, XDG_CONFIG_HOME: `${home}/.config` });
+}
+
+/** A server of the session (no network): a small /tmp and its one folder of the session, writable. */
+function serverJail(base: ServiceJailBase, folder: { from: string; to: string }, command: readonly string[], env: Record<string, string>): JailSpec {
   return {
     network: 'none',
     mounts: [
       { kind: 'tmpfs', to: '/tmp', sizeBytes: smallTmpfs },
-      { kind: 'bind', from: base.layout.pulse, to: pulseJailDir },
+      { kind: 'bind', from: folder.from, to: folder.to },
     ],
     shmBytes: smallTmpfs,
     hostRoots: base.hostRoots,
     command,
     uid: base.uid,
     limits: base.limits,
-    env: { PATH: basePath, HOME: `${pulseJailDir}/home`, XDG_RUNTIME_DIR: `${pulseJailDir}/runtime`, XDG_CONFIG_HOME: `${pulseJailDir}/home/.config` },
+    env,
     programs: base.programs,
   };
 }

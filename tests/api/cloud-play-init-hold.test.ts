@@ -9,7 +9,7 @@ import type { CreatedCloudSession, MachineWork } from '../../src/shared/schemas/
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createCloudAgentClient, offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { secondProcessEnv, startTestServer, type TestServer } from '../support/server.ts';
 import { trpcFailureStatus } from '../support/trpc-failure.ts';
 import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld, uploadLinuxGame } from './cloud-play-support.ts';
 
@@ -208,15 +208,7 @@ describe('a server that stops', () => {
 if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database', () => {
   test('an init held by one process answers when the agent reports the offer through the other', async () => {
     const other = await bootDeps(
-      loadConfig({
-        DATA_DIR: server.dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        SECRET_KEY: server.deps.config.secretKey,
-        DATABASE_URL: server.deps.config.databaseUrl!,
-        JOB_WORKERS: '0',
-      }),
+      loadConfig(secondProcessEnv(server)),
     );
     const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
     try {

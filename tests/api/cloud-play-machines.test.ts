@@ -10,7 +10,7 @@ import type { CreatedCloudSession, MachineWork } from '../../src/shared/schemas/
 import { type TestUser } from '../support/accounts.ts';
 import { createCloudAgentClient, offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
 import { type TestProject } from '../support/projects.ts';
-import { type TestServer } from '../support/server.ts';
+import { secondProcessEnv, type TestServer } from '../support/server.ts';
 import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld, uploadLinuxGame, waitForStatus } from './cloud-play-support.ts';
 
 /**
@@ -282,17 +282,7 @@ describe('revocation', () => {
 if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database', () => {
   test("a long poll held by one process wakes when the player connects through the other; claims stay exactly once", async () => {
     const other = await bootDeps(
-      loadConfig({
-        DATA_DIR: server.dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        SECRET_KEY: server.deps.config.secretKey,
-        DATABASE_URL: server.deps.config.databaseUrl!,
-        JOB_WORKERS: '0',
-        CLOUD_PLAY_HEARTBEAT_SECONDS: String(heartbeatSeconds),
-        CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '10',
-      }),
+      loadConfig(secondProcessEnv(server, { CLOUD_PLAY_HEARTBEAT_SECONDS: String(heartbeatSeconds), CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '10' })),
     );
     const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
     try {

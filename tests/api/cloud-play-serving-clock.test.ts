@@ -10,7 +10,7 @@ import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts
 import { type TestUser } from '../support/accounts.ts';
 import { offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
 import { type TestProject } from '../support/projects.ts';
-import { type TestServer } from '../support/server.ts';
+import { secondProcessEnv, type TestServer } from '../support/server.ts';
 import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld, waitForStatus } from './cloud-play-support.ts';
 
 /**
@@ -212,17 +212,7 @@ if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database
     // This process records first (the gaps the tests above made are over).
     await recordServing(server.deps.db, server.deps.config.cloudPlay.servingGapMs);
     const before = await facts();
-    const otherConfig = loadConfig({
-      DATA_DIR: server.dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      SECRET_KEY: server.deps.config.secretKey,
-      DATABASE_URL: server.deps.config.databaseUrl!,
-      JOB_WORKERS: '0',
-      CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '1.5',
-      CLOUD_PLAY_HEARTBEAT_SECONDS: '0.5',
-    });
+    const otherConfig = loadConfig(secondProcessEnv(server, { CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '1.5', CLOUD_PLAY_HEARTBEAT_SECONDS: '0.5' }));
     const lines: string[] = [];
     const log = { info: (message: string) => void lines.push(message), error: (message: string) => void lines.push(message), debug: () => {} };
     const other = await bootDeps(otherConfig, { log });

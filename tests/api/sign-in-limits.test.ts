@@ -7,7 +7,7 @@ import { bootDeps, closeDeps } from '../../src/server/boot.ts';
 import { loadConfig } from '../../src/server/config.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { registerUser } from '../support/accounts.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { secondProcessEnv, startTestServer, type TestServer } from '../support/server.ts';
 
 /** Small limits keep the test quick; the defaults (10 per account, 50 per address) are the same code. */
 const perAccount = 3;
@@ -98,18 +98,7 @@ test('without TRUST_PROXY the forwarded address is ignored', async () => {
 if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database', () => {
   test('concurrent guesses through both processes consume one shared budget', async () => {
     const other = await bootDeps(
-      loadConfig({
-        ...limits,
-        DATA_DIR: server.dataDir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        SECRET_KEY: server.deps.config.secretKey,
-        DATABASE_URL: server.deps.config.databaseUrl!,
-        JOB_WORKERS: '0',
-        PASSWORD_HASH_MEMORY_KIB: '64',
-        PASSWORD_HASH_TIME_COST: '1',
-      }),
+      loadConfig(secondProcessEnv(server, { ...limits, PASSWORD_HASH_MEMORY_KIB: '64', PASSWORD_HASH_TIME_COST: '1' })),
     );
     const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
     try {

@@ -8,7 +8,7 @@ import { startServer } from '../../src/server/serve.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject, makePublic, type TestProject } from '../support/projects.ts';
 import { uploadPackage } from '../support/packages.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { secondProcessEnv, startTestServer, type TestServer } from '../support/server.ts';
 
 /**
  * Store pages are cached per process and dropped on the database's 'store_changed' notifications
@@ -205,7 +205,7 @@ if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database
   /** A second server process's worth (its own deps and listener) on the same database, for `use`. */
   async function withOtherProcess(use: (otherUrl: string) => Promise<void>): Promise<void> {
     const other = await bootDeps(
-      loadConfig({ DATA_DIR: server.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SECRET_KEY: server.deps.config.secretKey, DATABASE_URL: server.deps.config.databaseUrl!, JOB_WORKERS: '0' }),
+      loadConfig(secondProcessEnv(server)),
     );
     const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
     try {

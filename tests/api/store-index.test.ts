@@ -12,7 +12,7 @@ import { uploadContentImage } from '../support/content-images.ts';
 import { photoLike } from '../support/images.ts';
 import { uploadPackage } from '../support/packages.ts';
 import { createProject, grantPrivilege, type TestProject } from '../support/projects.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { secondProcessEnv, startTestServer, type TestServer } from '../support/server.ts';
 import { trpcFailureStatus } from '../support/trpc-failure.ts';
 
 /**
@@ -398,7 +398,7 @@ describe('the cached list', () => {
 if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database', () => {
   test("a publish and a rename through one process show in the other's cached index", async () => {
     const other = await bootDeps(
-      loadConfig({ DATA_DIR: server.dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', SECRET_KEY: server.deps.config.secretKey, DATABASE_URL: server.deps.config.databaseUrl!, JOB_WORKERS: '0' }),
+      loadConfig(secondProcessEnv(server)),
     );
     const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
     try {

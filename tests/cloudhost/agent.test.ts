@@ -10,7 +10,7 @@ import { registerUser, type TestUser } from '../support/accounts.ts';
 import { spawnSync } from 'node:child_process';
 import { displayInUse } from '../../cloudhost/src/display.ts';
 import { mountsBelow } from '../../cloudhost/src/session-disk.ts';
-import { startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
+import { processesOfUids, startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
 import { buildX11Probe, requireHostPrograms } from '../support/cloudhost-tools.ts';
 import { startTestProxy } from '../support/http-proxy.ts';
 import { uploadPackage } from '../support/packages.ts';
@@ -334,20 +334,6 @@ function childrenOf(pid: number): number[] {
       }
     })
     .map(Number);
-}
-
-/** Processes running as one of an agent's uids (its sessions' games, servers and encoders). */
-function processesOfUids(from: number, count: number): string[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-        return uid >= from && uid < from + count;
-      } catch {
-        return false;
-      }
-    });
 }
 
 test('an agent killed outright (SIGKILL) leaves none of its programs running; its next start unmounts what it left', async () => {

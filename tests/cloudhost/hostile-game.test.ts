@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,7 +8,7 @@ import { agentCapabilities } from '../../cloudhost/src/privileges.ts';
 import { mountsBelow } from '../../cloudhost/src/session-disk.ts';
 import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
-import { startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
+import { processesOfUids, startCloudAgent, type RunningCloudAgent } from '../support/cloud-agent.ts';
 import { buildHostileGame, requireHostPrograms } from '../support/cloudhost-tools.ts';
 import { findFreePort as freePort } from '../support/free-port.ts';
 import { uploadPackage } from '../support/packages.ts';
@@ -277,26 +277,13 @@ describe('a hostile game in the real sandbox of the real agent', () => {
     const stop = await server.fetch('/api/cloud-play/session/stop', { method: 'POST', json: { token: session.token } });
     expect(stop.status).toBe(200);
     await agent.waitForLog(new RegExp(`session ${session.session}: ended`), 30_000);
-    const ofSession = () => processesOfUids(uidBase, 128);
+    const ofSession = () => processesOfUids(uidBase, 128, [sleeper.pid!]);
     await waitUntil(() => ofSession().length === 0, 'the session’s processes to end', 20_000, false);
     expect(mountsBelow(agent.workDir)).toEqual([]);
     expect(existsSync(join(agent.workDir, 'sessions', session.session))).toBe(false);
   });
 });
 
-/** Processes running as one of the uids from..from+count-1 (pids). */
-function processesOfUids(from: number, count: number): string[] {
-  return readdirSync('/proc')
-    .filter((name) => /^\d+$/.test(name))
-    .filter((pid) => {
-      try {
-        const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
-        return uid >= from && uid < from + count && pid !== String(sleeper.pid);
-      } catch {
-        return false;
-      }
-    });
-}
 
 /** TCP sockets listening in the host's network namespace owned by uids from..from+count-1 ("port uid"). */
 function hostListeners(from: number, count: number): string[] {

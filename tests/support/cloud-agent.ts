@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { mountsBelow } from '../../cloudhost/src/session-disk.ts';
@@ -153,4 +153,18 @@ export async function startCloudAgent(options: CloudAgentOptions): Promise<Runni
     },
   };
   return agent;
+}
+
+/** Pids of the processes running as one of the uids from..from+count-1 (an agent's sessions: games, servers, encoders). */
+export function processesOfUids(from: number, count: number, except: readonly number[] = []): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name) && !except.includes(Number(name)))
+    .filter((pid) => {
+      try {
+        const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+        return uid >= from && uid < from + count;
+      } catch {
+        return false;
+      }
+    });
 }

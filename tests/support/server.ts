@@ -72,3 +72,22 @@ export async function startTestServer(env: Record<string, string> = {}, options:
     },
   };
 }
+
+/**
+ * The environment of a second server process on `server`'s database (PostgreSQL): its data folder,
+ * key and database, a port of its own, quiet, no job workers; `more` on top.
+ */
+export function secondProcessEnv(server: TestServer, more: Record<string, string> = {}): Record<string, string> {
+  const databaseUrl = server.deps.config.databaseUrl;
+  if (!databaseUrl) throw new Error('a second process needs PostgreSQL (DATABASE_URL)');
+  return {
+    DATA_DIR: server.dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    SECRET_KEY: server.deps.config.secretKey,
+    DATABASE_URL: databaseUrl,
+    JOB_WORKERS: '0',
+    ...more,
+  };
+}
