@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, test } from 'bun:test';
 import type { Page } from 'playwright-core';
 import { registerUser, type TestUser } from '../../support/accounts.ts';
+import { createCloudAgentClient } from '../../support/cloud-agent-client.ts';
 import { uploadPackage } from '../../support/packages.ts';
 import { createProject } from '../../support/projects.ts';
 import { en, openDialog, startE2E, visit, type E2E, type OpenOptions } from './app.ts';
@@ -74,6 +75,9 @@ const screens: Screen[] = [
     name: 'cloud play (waiting for a machine)',
     signedIn: true,
     show: async (page, user, e2e) => {
+      // A machine online (Start is offered only then) that never makes an offer: the page waits for it.
+      const machine = await e2e.server.trpc(user.token).admin.cloudMachines.create.mutate({ title: 'Silent rack' });
+      await createCloudAgentClient(e2e.server.url, machine.token, { capacity: 1 }).provide();
       await visit(page, await cloudPlayPath(e2e, user), 'page_package_cloud_play');
       await page.getByRole('button', { name: en('package_cloud_play_start'), exact: true }).click();
       await page.locator('.package_cloud_play[data-state="awaiting_machine"]').waitFor();
