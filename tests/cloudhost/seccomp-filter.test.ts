@@ -1,10 +1,13 @@
-import { describe, expect, test } from 'bun:test';
+import { beforeAll, describe, expect, test } from 'bun:test';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { seccompFilter } from '../../cloudhost/src/seccomp-filter.ts';
 import { refusedCalls, seccompPolicyText } from '../../cloudhost/src/seccomp-policy.ts';
 import { generateSeccompModule } from '../../src/tools/build-seccomp-filter.ts';
+import { requireHostPrograms } from '../support/cloudhost-tools.ts';
+
+beforeAll(() => requireHostPrograms());
 
 /**
  * The committed filter is exactly what libseccomp makes of the policy (so nobody edits the BPF by

@@ -1,9 +1,23 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 
 /** The Debian packages the cloud-play host agent and its tests need (CI installs them). */
 export const cloudhostPackages = ['xvfb', 'ffmpeg', 'bubblewrap', 'pulseaudio', 'pulseaudio-utils', 'gcc', 'libx11-dev', 'libxext-dev', 'libseccomp-dev', 'seccomp', 'util-linux'] as const;
 
-const programs: Record<string, string> = { Xvfb: 'xvfb', ffmpeg: 'ffmpeg', bwrap: 'bubblewrap', pulseaudio: 'pulseaudio', pactl: 'pulseaudio-utils', gcc: 'gcc', prlimit: 'util-linux', setpriv: 'util-linux' };
+const programs: Record<string, string> = {
+  Xvfb: 'xvfb',
+  ffmpeg: 'ffmpeg',
+  bwrap: 'bubblewrap',
+  pulseaudio: 'pulseaudio',
+  pactl: 'pulseaudio-utils',
+  gcc: 'gcc',
+  prlimit: 'util-linux',
+  setpriv: 'util-linux',
+  nsenter: 'util-linux',
+  scmp_sys_resolver: 'seccomp',
+};
+/** Headers the tests compile against, and their packages. */
+const headers: Record<string, string> = { '/usr/include/X11/Xlib.h': 'libx11-dev', '/usr/include/X11/extensions/XShm.h': 'libxext-dev', '/usr/include/seccomp.h': 'libseccomp-dev' };
 
 /** Throws naming the Debian packages to install when a program the host tests run is missing. */
 export function requireHostPrograms(): void {
@@ -15,8 +29,9 @@ export function requireHostPrograms(): void {
       return true;
     }
   });
+  missing.push(...Object.entries(headers).filter(([path]) => !existsSync(path)));
   if (missing.length > 0) {
-    throw new Error(`cloud-play host tests need ${missing.map(([program]) => program).join(', ')}: apt-get install ${[...new Set(missing.map(([, pkg]) => pkg))].join(' ')} (and libx11-dev)`);
+    throw new Error(`cloud-play host tests need ${missing.map(([what]) => what).join(', ')}: apt-get install ${[...new Set(missing.map(([, pkg]) => pkg))].join(' ')}`);
   }
 }
 
