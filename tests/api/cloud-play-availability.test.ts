@@ -84,6 +84,25 @@ describe('every caller, hostile input', () => {
       expect(response.status).toBeGreaterThanOrEqual(400);
       expect(response.status).toBeLessThan(500);
     }
+    // Huge and deeply nested bodies, a NUL, wrong types: refused (4xx) or ignored, never a 5xx, nothing changed.
+    const nested = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    for (const body of [nested, JSON.stringify({ machineOnline: 'x\u0000' }), JSON.stringify('x'.repeat(2 * 1024 * 1024)), '{"machineOnline": tru']) {
+      for (const method of ['GET', 'POST']) {
+        const response = await server.fetch('/api/cloud-play/availability', method === 'GET' ? { method } : { method, body, headers: { 'content-type': 'application/json' } });
+        expect({ method, status: response.status < 500 }).toEqual({ method, status: true });
+      }
+      const trpc = await server.fetch(`/trpc/cloudPlay.availability?input=${encodeURIComponent(body.slice(0, 20_000))}`);
+      expect(trpc.status).toBeLessThan(500);
+      if (trpc.status === 200) expect(((await trpc.json()) as { result: { data: unknown } }).result.data).toEqual({ machineOnline: true });
+      const asMutation = await server.fetch('/trpc/cloudPlay.availability', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+      expect(asMutation.status).toBeGreaterThanOrEqual(400);
+      expect(asMutation.status).toBeLessThan(500);
+    }
+    for (const query of [`?${'a['.repeat(2000)}=1`, '?machine=%00%01%1f', `?${Array.from({ length: 2000 }, (_, i) => `k${i}=v`).join('&')}`]) {
+      const response = await server.fetch(`/api/cloud-play/availability${query}`);
+      expect(response.status).toBeLessThan(500);
+    }
+    // It names no project, package or machine: no other project's id to try.
     expect(await availability()).toEqual({ status: 200, cache: 'no-store', body: { machineOnline: true } });
     expect(await server.trpc().cloudPlay.availability.query()).toEqual({ machineOnline: true });
     expect(await server.trpc('cp_not-a-user').cloudPlay.availability.query()).toEqual({ machineOnline: true });
