@@ -215,6 +215,14 @@ describe('a hostile game in the real sandbox of the real agent', () => {
     expect(await shmVerdict()).toBe('intact');
   });
 
+  test('the X server’s memory is bounded: pixmaps past its limit are refused, and it serves on', () => {
+    // 256 MiB a pixmap against the 2 GiB of --service-memory-mb: refused before the 16th.
+    const [made, verdict] = outcome('x11_pixmaps').split(' ');
+    expect(verdict).toBe('refused');
+    expect(Number(made)).toBeLessThan(16);
+    expect(outcome('x11_alive')).toBe('yes');
+  });
+
   test('no host path anywhere in /proc; a machine id of its own', () => {
     expect(outcome('proc')).toBe('copied');
     expect(outcome('host_home_learned')).toBe('no');
