@@ -28,6 +28,18 @@ import { errorHandler } from './http/error-handler.ts';
 import { requestLog } from './http/request-log.ts';
 import { storeCacheSync } from './http/store-cache-sync.ts';
 import { trpcRoutes } from './trpc/mount.ts';
+import { httpStatusOfCode, serverErrorCodes } from '../shared/errors.ts';
+
+/** The body of every refusal (spec §8), each code with its status, for the OpenAPI document. */
+const errorBodySchema = {
+  type: 'object',
+  required: ['code', 'message'],
+  properties: {
+    code: { type: 'string', enum: [...serverErrorCodes], description: serverErrorCodes.map((code) => `${code}: ${httpStatusOfCode[code]}`).join(', ') },
+    message: { type: 'string' },
+    details: {},
+  },
+} as const;
 
 
 /** The whole HTTP surface except the static client (served by Bun's router in serve.ts). */
@@ -45,7 +57,7 @@ export function createApp(deps: Deps) {
         specPath: '/api/openapi.json',
         documentation: {
           info: { title: `${deps.config.appName} API`, version: apiVersion, description: 'The REST API of this instance; described in its documentation at /docs/en/api.' },
-          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+          components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas: { Error: errorBodySchema } },
           security: [{ bearer: [] }],
         },
         exclude: { paths: ['/health', '/trpc/*'] },

@@ -6,7 +6,7 @@ import { migrateDatabase } from './db/migrate.ts';
 import type { Deps } from './deps.ts';
 import { createJobSignal } from './jobs/signal.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { createBlobStore, createFileCache } from './storage/index.ts';
+import { createBlobStore, createFileCache, withCacheGivingWay } from './storage/index.ts';
 
 /** Composition root minus listening: config → database (migrated, its key checked) → storage → deps. */
 export async function bootDeps(config: Config, options: { log?: Logger; pgliteTemplate?: Blob; inMemoryPglite?: boolean } = {}): Promise<Deps> {
@@ -25,8 +25,8 @@ export async function bootDeps(config: Config, options: { log?: Logger; pgliteTe
     await database.close();
     throw error;
   }
-  const storage = createBlobStore(config.storageUrl, { dataDir: config.dataDir });
-  const fileCache = createFileCache({ dir: config.downloads.cacheDir, maxBytes: config.downloads.cacheBytes });
+  const fileCache = createFileCache({ dir: config.downloads.cacheDir, maxBytes: config.downloads.cacheBytes, freeFloor: config.downloads.freeFloor });
+  const storage = withCacheGivingWay(createBlobStore(config.storageUrl, { dataDir: config.dataDir }), fileCache);
   const keys = createKeyring({ secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
   return { config, keys, db: database.db, database, storage, fileCache, log, jobSignal: createJobSignal() };
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { cloudPlaySettingsSchema, iceServerSchema, type CloudPlaySettings, type IceServer } from '../shared/schemas/cloud-play.ts';
 import { privilegeNames } from '../shared/schemas/privileges.ts';
+import { parseFreeSpaceFloor, type FreeSpaceFloor } from './storage/free-space.ts';
 
 /** Every environment variable Cartridge reads, with its default and meaning (README and --help). */
 export const configVariables = [
@@ -41,6 +42,7 @@ export const configVariables = [
   ['UPLOAD_HOURS', '24', 'hours a package upload token stays valid (parts and finalize)'],
   ['DOWNLOAD_URL_MINUTES', '60', 'minutes a signed package download URL works (a download already started finishes)'],
   ['DOWNLOAD_CACHE_SIZE', '10737418240', 'bytes of local disk (DATA_DIR/cache/downloads) for ready-made ZIPs and archives, least recently used dropped first (0 = none: downloads are generated for every request)'],
+  ['STORAGE_FREE_FLOOR', '1073741824', 'free space the download cache always leaves on its disk for blobs and the database, in bytes or as a share of the disk (5%): the cache writes nothing past it and gives its files up as soon as free space falls under it'],
   ['JOB_WORKERS', '1', 'jobs this process runs at once (retention, ...); 0 = this process runs no jobs'],
   ['DEPLOY_WORKERS', '2', 'deploys to storefronts this process runs at once, besides JOB_WORKERS (with JOB_WORKERS=0, none)'],
   ['JOB_POLL_MS', '1000', 'how often an idle job worker looks for due jobs, in milliseconds'],
@@ -160,6 +162,10 @@ const environmentSchema = z.object({
   UPLOAD_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
   DOWNLOAD_URL_MINUTES: z.coerce.number().positive().max(60 * 24 * 365).default(60),
   DOWNLOAD_CACHE_SIZE: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).default(10 * 1024 ** 3),
+  STORAGE_FREE_FLOOR: z
+    .string()
+    .default('1073741824')
+    .refine((value) => parseFreeSpaceFloor(value) !== undefined, 'bytes (1073741824) or a share of the disk (5%)'),
   JOB_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
   DEPLOY_WORKERS: z.coerce.number().int().min(0).max(64).default(2),
   JOB_POLL_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
@@ -254,9 +260,10 @@ export type Config = {
   contentImages: { maxPerProject: number; graceMs: number };
   /**
    * Package downloads: how long a signed download URL works, in seconds; where generated downloads
-   * (ZIPs, archives) are kept on local disk and how many bytes they may take (0: not kept).
+   * (ZIPs, archives) are kept on local disk and how many bytes they may take (0: not kept), and the
+   * free space they always leave on that disk (storage/free-space.ts).
    */
-  downloads: { urlSeconds: number; cacheDir: string; cacheBytes: number };
+  downloads: { urlSeconds: number; cacheDir: string; cacheBytes: number; freeFloor: FreeSpaceFloor };
   /**
    * Job worker loops in this process (0 = none: another process runs the jobs), their idle poll interval,
    * and the lease a claim holds without a heartbeat (renewed every third of it; a crashed process's job
@@ -363,6 +370,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       urlSeconds: Math.max(1, Math.round(values.DOWNLOAD_URL_MINUTES * 60)),
       cacheDir: join(dataDir, 'cache', 'downloads'),
       cacheBytes: values.DOWNLOAD_CACHE_SIZE,
+      freeFloor: parseFreeSpaceFloor(values.STORAGE_FREE_FLOOR)!,
     },
     jobs: { workers: values.JOB_WORKERS, deployWorkers: values.DEPLOY_WORKERS, pollMs: values.JOB_POLL_MS, leaseMs: values.JOB_LEASE_MS },
     signIn: signInConfigOf(values),

@@ -17,6 +17,7 @@ export const serverErrorCodes = [
   'timeout',
   'not_patch',
   'not_supported',
+  'out_of_storage',
   'unexpected_error',
 ] as const;
 
@@ -40,8 +41,12 @@ export const httpStatusOfCode: Record<ServerErrorCode, number> = {
   timeout: 503,
   not_patch: 409,
   not_supported: 501,
+  out_of_storage: 507,
   unexpected_error: 500,
 };
+
+/** The sentence of `out_of_storage`, the same wherever it is answered (spec §8). */
+export const outOfStorageMessage = 'the server is out of storage space';
 
 /** The body every failing REST call answers with, and what tRPC carries in `data`. */
 export type ErrorBody = { code: ServerErrorCode; message: string; details?: unknown };

@@ -19,6 +19,7 @@ import { error_not_finalized } from '../paraglide/messages/error_not_finalized.j
 import { error_not_found } from '../paraglide/messages/error_not_found.js';
 import { error_not_patch } from '../paraglide/messages/error_not_patch.js';
 import { error_not_supported } from '../paraglide/messages/error_not_supported.js';
+import { error_out_of_storage } from '../paraglide/messages/error_out_of_storage.js';
 import { error_request_aborted } from '../paraglide/messages/error_request_aborted.js';
 import { error_timeout } from '../paraglide/messages/error_timeout.js';
 import { error_trying_few_times_failed } from '../paraglide/messages/error_trying_few_times_failed.js';
@@ -43,7 +44,7 @@ import { ApiError } from '../../shared/api/errors.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { error_local_app_unreachable, error_bad_entrypoint, error_busy, error_download_failed, error_not_installed, error_not_trusted, error_untrusted_url, error_already_finalized, error_already_member, error_bad_param, error_http_400, error_http_401, error_http_403, error_http_404, error_http_500, error_http_502, error_http_503, error_http_other, error_insufficient_privileges, error_limit_exceeded, error_name_conflict, error_network, error_not_empty, error_not_finalized, error_not_found, error_not_patch, error_not_supported, error_request_aborted, error_timeout, error_trying_few_times_failed, error_unauthorized, error_unexpected_error, error_unexpected_patch, error_unknown_intent, error_unsupported_hash_algorithm, error_unsupported_provider, error_wrong_auth, error_wrong_credentials, error_wrong_finish_auth_params, error_wrong_provider };
+const m = { error_local_app_unreachable, error_bad_entrypoint, error_busy, error_download_failed, error_not_installed, error_not_trusted, error_untrusted_url, error_already_finalized, error_already_member, error_bad_param, error_http_400, error_http_401, error_http_403, error_http_404, error_http_500, error_http_502, error_http_503, error_http_other, error_insufficient_privileges, error_limit_exceeded, error_name_conflict, error_network, error_not_empty, error_not_finalized, error_not_found, error_not_patch, error_not_supported, error_out_of_storage, error_request_aborted, error_timeout, error_trying_few_times_failed, error_unauthorized, error_unexpected_error, error_unexpected_patch, error_unknown_intent, error_unsupported_hash_algorithm, error_unsupported_provider, error_wrong_auth, error_wrong_credentials, error_wrong_finish_auth_params, error_wrong_provider };
 
 /** What an error dialog or error state needs: the code (catalogued or raw) and any HTTP detail. */
 export type DisplayError = { code: string; status?: number; statusText?: string; details?: unknown };
@@ -86,6 +87,7 @@ const codeTexts: Record<string, () => string> = {
   timeout: m.error_timeout,
   not_patch: m.error_not_patch,
   not_supported: m.error_not_supported,
+  out_of_storage: m.error_out_of_storage,
   unexpected_error: m.error_unexpected_error,
   unsupported_provider: m.error_unsupported_provider,
   unknown_intent: m.error_unknown_intent,

@@ -3,12 +3,18 @@ import { ZodError } from 'zod';
 import type { ErrorBody } from '../../shared/errors.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
+import { isOutOfStorage, outOfStorage, storageFailureText } from '../storage/out-of-storage.ts';
 import { trpcErrorResponse } from '../trpc/error-mapping.ts';
 
 const trpcPrefix = '/trpc/';
 
 /** Turns anything thrown into the catalogued error body (spec §8); unknown failures leak no internals. */
 export function toAppError(error: unknown, log: Logger, context: Record<string, unknown> = {}): AppError {
+  if (isOutOfStorage(error)) {
+    // The operator's to fix: said in the log with what failed, and to the caller in one sentence.
+    log.error('out of storage', { ...context, error: storageFailureText(error) });
+    return outOfStorage();
+  }
   if (error instanceof AppError) return error;
   if (error instanceof ZodError) return new AppError('bad_param', `Invalid \`${String(error.issues[0]?.path[0] ?? 'body')}\``);
   log.error('unexpected error', { ...context, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });

@@ -121,7 +121,7 @@ export function validateByteRange(range: ByteRange | undefined): ByteRange | und
   return range;
 }
 
-/** The bytes of a body as chunks, one at a time, whatever form it came in. */
+/** The bytes of a body as chunks, one at a time, whatever form it came in; leaving early cancels a stream body. */
 export async function* readBodyChunks(body: BlobBody): AsyncGenerator<Uint8Array> {
   if (typeof body === 'string') {
     yield new TextEncoder().encode(body);
@@ -133,13 +133,20 @@ export async function* readBodyChunks(body: BlobBody): AsyncGenerator<Uint8Array
   }
   const stream = body instanceof Blob ? body.stream() : body;
   const reader = stream.getReader();
+  let ended = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return;
+      if (done) {
+        ended = true;
+        return;
+      }
       yield toBytes(value);
     }
   } finally {
+    // A consumer that stopped early (a failed write) cancels the body: its writer then fails at once
+    // instead of waiting for room forever (a pack's TransformStream, a request body).
+    if (!ended) await reader.cancel(new Error('the blob store stopped reading')).catch(() => undefined);
     reader.releaseLock();
   }
 }

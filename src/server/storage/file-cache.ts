@@ -2,6 +2,8 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { open, readdir, rename, rm, stat, utimes, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { defaultFreeSpaceFloor, roomAboveFloor, type FreeSpaceFloor } from './free-space.ts';
+import { isOutOfStorage } from './out-of-storage.ts';
 
 /**
  * Generated downloads (a package's ZIP, its archive) kept as plain files on local disk, so they are
@@ -19,6 +21,12 @@ import { randomBytes } from 'node:crypto';
  * it was written in (Linux's boot_id, in `{dir}.boot` beside the folder) and starts empty after a
  * reboot. This keeps a GiB ZIP from costing seconds of flushing before its first download can start.
  * Where no boot id can be read, every file is flushed before it is published instead.
+ *
+ * The cache never takes the disk's last free bytes (STORAGE_FREE_FLOOR, storage/free-space.ts): a file
+ * that would leave less free space than the floor first makes room by dropping older files, else is not
+ * kept (the download is then generated for its request); `giveWay` drops files whenever free space has
+ * fallen under the floor (a blob about to be written, one refused for space), and a write that meets a
+ * full disk is dropped, never failing the download it serves.
  */
 export type FileCache = {
   /** The file's path when it is here (and marks it used). */
@@ -31,6 +39,8 @@ export type FileCache = {
   ensure(key: string, size: number, produce: Produce, finish?: Finish): Promise<string | undefined>;
   /** Removes every file whose key starts with `prefix` (a deleted package). */
   forget(prefix: string): Promise<void>;
+  /** Drops files, least recently used first, until the disk's free space is back above the floor (or nothing is left). */
+  giveWay(): Promise<void>;
 };
 
 /** The file's bytes as a stream, or written by the producer itself at the handle's position (returning how many). */
@@ -84,9 +94,12 @@ function settleBoot(dir: string, bootId: string | undefined): boolean {
   return true;
 }
 
-export function createFileCache(options: { dir: string; maxBytes: number; bootId?: string | null }): FileCache {
+export function createFileCache(options: { dir: string; maxBytes: number; freeFloor?: FreeSpaceFloor; bootId?: string | null }): FileCache {
   const { dir, maxBytes } = options;
+  const freeFloor = options.freeFloor ?? defaultFreeSpaceFloor;
   const writing = new Map<string, Promise<string | undefined>>();
+  /** Bytes of the files being written now. */
+  let reserved = 0;
   let unflushedIsSafe = false;
   if (maxBytes > 0) {
     mkdirSync(dir, { recursive: true });
@@ -109,8 +122,11 @@ export function createFileCache(options: { dir: string; maxBytes: number; bootId
     }
   }
 
-  async function evict(keep: string): Promise<void> {
-    const files: { path: string; size: number; used: number; partial: boolean }[] = [];
+  type CachedFile = { path: string; size: number; used: number; partial: boolean };
+
+  /** The folder's files, least recently used first, and the bytes they hold. */
+  async function listFiles(): Promise<{ files: CachedFile[]; total: number }> {
+    const files: CachedFile[] = [];
     let total = 0;
     for (const name of await readdir(dir)) {
       const path = join(dir, name);
@@ -122,8 +138,30 @@ export function createFileCache(options: { dir: string; maxBytes: number; bootId
         // removed meanwhile
       }
     }
-    if (total <= maxBytes) return;
     files.sort((a, b) => a.used - b.used);
+    return { files, total };
+  }
+
+  /**
+   * Drops finished files, least recently used first, until `needed` bytes fit above the floor; whether
+   * they do. Files in use are dropped too: the disk's room matters more than a reader that loses a race.
+   */
+  async function makeRoom(needed: number): Promise<boolean> {
+    // Files being written take their whole size, though only part of it is on the disk yet.
+    const room = async () => (await roomAboveFloor(dir, freeFloor)) - reserved;
+    if ((await room()) >= needed) return true;
+    for (const file of (await listFiles()).files) {
+      if (file.partial) continue;
+      await rm(file.path, { force: true });
+      if ((await room()) >= needed) return true;
+    }
+    return false;
+  }
+
+  async function evict(keep: string): Promise<void> {
+    const { files, total: listed } = await listFiles();
+    let total = listed;
+    if (total <= maxBytes) return;
     const recent = Date.now() - recentlyUsedMs;
     for (const file of files) {
       if (total <= maxBytes) break;
@@ -169,6 +207,22 @@ export function createFileCache(options: { dir: string; maxBytes: number; bootId
     return path;
   }
 
+  /** The file written, or undefined when the disk has no room for it above the floor. */
+  async function writeWithinFloor(key: string, size: number, produce: Produce, finish: Finish | undefined): Promise<string | undefined> {
+    if (!(await makeRoom(size))) return undefined;
+    reserved += size;
+    let path: string | undefined;
+    try {
+      path = await write(key, size, produce, finish);
+    } catch (error) {
+      if (!isOutOfStorage(error)) throw error;
+    } finally {
+      reserved -= size;
+    }
+    if (path === undefined) await makeRoom(0); // the disk filled meanwhile: give it back what we hold
+    return path;
+  }
+
   return {
     find,
     async ensure(key, size, produce, finish) {
@@ -177,10 +231,13 @@ export function createFileCache(options: { dir: string; maxBytes: number; bootId
       if (found) return found;
       let pending = writing.get(key);
       if (!pending) {
-        pending = write(key, size, produce, finish).finally(() => writing.delete(key));
+        pending = writeWithinFloor(key, size, produce, finish).finally(() => writing.delete(key));
         writing.set(key, pending);
       }
       return pending;
+    },
+    async giveWay() {
+      if (maxBytes > 0) await makeRoom(0);
     },
     async forget(prefix) {
       if (maxBytes <= 0) return;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm, rmdir, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AppError } from '../errors.ts';
+import { isOutOfStorage, outOfStorage } from './out-of-storage.ts';
 import {
   readBodyChunks,
   validateBlobKey,
@@ -58,36 +59,51 @@ export function createFileBlobStore(options: FileBlobStoreOptions): BlobStore {
   // Best effort and in the background; close() waits for it.
   const sweeping = sweepStaleTempFiles(tempFolder);
 
+  /** Streams `body` into a temp file, syncs it and renames it into place; a failure leaves nothing behind. */
+  async function putFile(path: string, key: string, body: BlobBody): Promise<{ size: number }> {
+    const tempPath = join(tempFolder, `${randomUUID()}.tmp`);
+    let size = 0;
+    let handle: FileHandle;
+    try {
+      await mkdir(tempFolder, { recursive: true });
+      handle = await open(tempPath, 'wx', 0o644);
+    } catch (error) {
+      await cancelBody(body, error);
+      throw error;
+    }
+    try {
+      for await (const chunk of readBodyChunks(body)) {
+        await writeFully(handle, chunk);
+        size += chunk.byteLength;
+      }
+      await handle.sync();
+    } catch (error) {
+      await handle.close().catch(() => {});
+      await rm(tempPath, { force: true });
+      throw error;
+    }
+    await handle.close();
+    try {
+      await renameIntoPlace(tempPath, path, key);
+    } catch (error) {
+      await rm(tempPath, { force: true });
+      throw error;
+    }
+    // The rename itself must survive a crash too: the database may already point at this key.
+    await syncFolder(dirname(path));
+    return { size };
+  }
+
   return {
     kind: 'file',
 
     async put(key: string, body: BlobBody): Promise<{ size: number }> {
-      const path = pathOfKey(key);
-      await mkdir(tempFolder, { recursive: true });
-      const tempPath = join(tempFolder, `${randomUUID()}.tmp`);
-      let size = 0;
-      const handle = await open(tempPath, 'wx', 0o644);
       try {
-        for await (const chunk of readBodyChunks(body)) {
-          await writeFully(handle, chunk);
-          size += chunk.byteLength;
-        }
-        await handle.sync();
+        return await putFile(pathOfKey(key), key, body);
       } catch (error) {
-        await handle.close().catch(() => {});
-        await rm(tempPath, { force: true });
-        throw error;
+        // Said in one sentence (507): a full disk is the operator's to mend, and a retry then works.
+        throw isOutOfStorage(error) ? outOfStorage(error) : error;
       }
-      await handle.close();
-      try {
-        await renameIntoPlace(tempPath, path, key);
-      } catch (error) {
-        await rm(tempPath, { force: true });
-        throw error;
-      }
-      // The rename itself must survive a crash too: the database may already point at this key.
-      await syncFolder(dirname(path));
-      return { size };
     },
 
     async get(key: string, range?: ByteRange): Promise<ReadableStream<Uint8Array>> {
@@ -160,6 +176,11 @@ export function createFileBlobStore(options: FileBlobStoreOptions): BlobStore {
       await sweeping;
     },
   };
+}
+
+/** A stream body that will not be read is cancelled, so whoever writes into it stops waiting. */
+async function cancelBody(body: BlobBody, reason: unknown): Promise<void> {
+  if (body instanceof ReadableStream) await body.cancel(reason).catch(() => undefined);
 }
 
 async function writeFully(handle: FileHandle, chunk: Uint8Array): Promise<void> {

@@ -16,3 +16,6 @@ export { createBlobStore, parseBlobStoreUrl, type BlobStoreLocation } from './cr
 export { createFileBlobStore, type FileBlobStoreOptions } from './file-store.ts';
 export { createS3BlobStore, type S3BlobStoreOptions } from './s3-store.ts';
 export { createFileCache, fileCacheBytes, type FileCache } from './file-cache.ts';
+export { isOutOfStorage, outOfStorage } from './out-of-storage.ts';
+export { withCacheGivingWay } from './cache-gives-way.ts';
+export { parseFreeSpaceFloor, roomAboveFloor, type FreeSpaceFloor } from './free-space.ts';

@@ -15,6 +15,8 @@ const trpcCodeOfStatus: Record<number, TRPC_ERROR_CODE_KEY> = {
   500: 'INTERNAL_SERVER_ERROR',
   501: 'NOT_IMPLEMENTED',
   503: 'SERVICE_UNAVAILABLE',
+  // tRPC has no code for it: the reply's status comes from data.httpStatus (mount.ts).
+  507: 'INTERNAL_SERVER_ERROR',
 };
 
 export function trpcErrorOf(error: AppError): TRPCError {

@@ -5,6 +5,7 @@ import { resolveActor } from '../domains/auth/principal.ts';
 import type { RequestOrigin } from '../domains/auth/auth.service.ts';
 import type { Actor } from '../domains/auth/actor.ts';
 import { crossSiteRefused } from '../http/same-origin.ts';
+import { isOutOfStorage, outOfStorage, storageFailureText } from '../storage/out-of-storage.ts';
 import { appErrorOfTrpc, trpcErrorOf } from './error-mapping.ts';
 
 export type TrpcContext = {
@@ -27,7 +28,9 @@ const t = initTRPC.context<TrpcContext>().create({
   isDev: false,
   errorFormatter({ shape, error }) {
     const { code, message, details } = appErrorOfTrpc(error);
-    return { message, code: shape.code, data: { code, httpStatus: shape.data.httpStatus, path: shape.data.path, ...(details === undefined ? {} : { details }) } };
+    // A status tRPC has no code for (507) is still the one REST answers.
+    const httpStatus = error.cause instanceof AppError ? error.cause.status : shape.data.httpStatus;
+    return { message, code: shape.code, data: { code, httpStatus, path: shape.data.path, ...(details === undefined ? {} : { details }) } };
   },
 });
 
@@ -38,6 +41,10 @@ const mapErrors = t.middleware(async ({ ctx, next, path }) => {
   const result = await next();
   if (result.ok) return result;
   const cause = result.error.cause;
+  if (isOutOfStorage(cause)) {
+    ctx.deps.log.error('out of storage', { path, error: storageFailureText(cause) });
+    throw trpcErrorOf(outOfStorage());
+  }
   if (cause instanceof AppError) throw trpcErrorOf(cause);
   if (result.error.code === 'INTERNAL_SERVER_ERROR') {
     ctx.deps.log.error('unexpected error', { path, error: cause?.stack ?? result.error.message });

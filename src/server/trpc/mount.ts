@@ -6,6 +6,7 @@ import type { CheckedBodyText } from '../http/body-guard.ts';
 import { requestOriginOf } from '../http/request-origin.ts';
 import { isCrossSiteRequest } from '../http/same-origin.ts';
 import { sessionTokenFromCookie } from '../http/session-cookie.ts';
+import { AppError } from '../errors.ts';
 import { appRouter } from './router.ts';
 
 /**
@@ -34,6 +35,11 @@ export function trpcRoutes(deps: Deps) {
           crossSite: isCrossSiteRequest(deps.config, request),
           resHeaders,
         }),
+        responseMeta: ({ errors, data }) => {
+          // A single failed call answers its catalogued status even where tRPC has no code for it (507).
+          const cause = errors.length === 1 && data.length === 1 ? errors[0]!.cause : undefined;
+          return cause instanceof AppError ? { status: cause.status } : {};
+        },
       });
     },
     { detail: { hide: true } },

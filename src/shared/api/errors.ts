@@ -31,7 +31,7 @@ export type ApiErrorOptions = {
   body?: unknown;
   /** What was asked, for messages: 'GET /projects/p1', 'part upload'. */
   request?: string;
-  /** Worth trying again: by default a network failure, a 5xx or 408. */
+  /** Worth trying again: by default a network failure, a 5xx (but out_of_storage) or 408. */
   retryable?: boolean;
   cause?: unknown;
 };
@@ -55,7 +55,8 @@ export class ApiError extends Error {
     this.details = options.details;
     this.body = options.body;
     this.request = options.request;
-    this.retryable = options.retryable ?? (code === 'network' || this.status >= 500 || this.status === 408);
+    // A full disk does not empty itself within a retry's pause: out_of_storage is said at once.
+    this.retryable = options.retryable ?? (code !== 'out_of_storage' && (code === 'network' || this.status >= 500 || this.status === 408));
   }
 
   /** 'GET /projects/p1: not found': the message with what was asked, for logs and the command line. */

@@ -6,7 +6,8 @@ export const UPLOAD_RETRY_DELAY_MS = 5000;
 
 /**
  * How a call is tried again, chosen by whoever makes the client (and per call when needed). Only
- * retryable failures (network, 5xx, 408) are tried again; a refusal (4xx) and an abort are thrown at once.
+ * retryable failures (network, 5xx, 408) are tried again; a refusal (4xx, and 507 out_of_storage: a full
+ * disk waits for its operator) and an abort are thrown at once.
  */
 export type RetryPolicy = {
   /** Tries in all (1: no retry). */

@@ -12,8 +12,9 @@ import type { PackedChunk, SealedPack } from './pack-rows.ts';
  * is sealed once it holds `packSize` bytes (one chunk may take it past that) or at finish(); its owner's
  * `onSealed` then records it (recordNewPack, recordRepack) while the next packs fill: up to
  * `finishingPacks` being finished at once, so the file store's syncs overlap the writing instead of
- * pacing it. A failure (the store's, onSealed's) is thrown by the next call; abort() errors the pack
- * being written, so its blob never appears.
+ * pacing it. A failure (the store's, onSealed's) is thrown by the next call, and no wait outlives the
+ * store's failure (a full disk ends the pack being sealed too); abort() errors the pack being written,
+ * so its blob never appears.
  */
 export type PackWriter = {
   /** Adds a chunk's stored bytes. */
@@ -63,6 +64,14 @@ export function createPackWriter(options: PackWriterOptions): PackWriter {
     return { id, writer: writable.getWriter(), stored, stopped, size: 0, chunks: [], piece: new Uint8Array(pieceBytes), filled: 0 };
   }
 
+  /** The store's own failure (a full disk) rather than the writer's echo of it (its reading stopped). */
+  function storeFailure(pack: OpenPack, error: unknown): Promise<unknown> {
+    return pack.stored.then(
+      () => error,
+      (failure: unknown) => failure,
+    );
+  }
+
   function fail(error: unknown): never {
     failure ??= { error };
     throw failure.error;
@@ -71,7 +80,7 @@ export function createPackWriter(options: PackWriterOptions): PackWriter {
   /** Hands the gathered bytes to the store once it has room for them. */
   async function flush(pack: OpenPack): Promise<void> {
     if (pack.filled === 0) return;
-    await Promise.race([pack.writer.ready, pack.stopped]).catch(fail);
+    await Promise.race([pack.writer.ready, pack.stopped]).catch(async (error) => fail(await storeFailure(pack, error)));
     pack.writer.write(pack.piece.subarray(0, pack.filled)).catch(() => undefined);
     noteTransientBytes(pieceBytes); // garbage once the store wrote it
     pack.piece = new Uint8Array(pieceBytes);
@@ -83,7 +92,12 @@ export function createPackWriter(options: PackWriterOptions): PackWriter {
     current = undefined;
     await flush(pack);
     const done = (async () => {
-      await pack.writer.close();
+      const closing = pack.writer.close();
+      closing.catch(() => undefined);
+      // A store that failed (a full disk) reads no more: the close would wait for room forever.
+      await Promise.race([closing, pack.stored]).catch(async (error) => {
+        throw await storeFailure(pack, error);
+      });
       await pack.stored;
       await options.onSealed({ id: pack.id, size: pack.size, chunks: pack.chunks });
     })();
