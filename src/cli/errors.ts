@@ -17,7 +17,7 @@ export const exitCodeHelp = `Exit codes:
   2  not signed in, wrong or expired token, or not allowed (role lacks the action)
   3  project, branch, version or package not found (private things you cannot see are not found too)
   4  package refused before upload: no --tags (without --allow-untagged), or checks warned with --strict
-  5  network or server failure after retries (or a refusal such as a quota limit)`;
+  5  network or server failure after retries (or a refusal such as a quota limit, or the server out of storage space)`;
 
 /** A failure that ends the command with a message and an exit code. */
 export class CliError extends Error {

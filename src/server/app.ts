@@ -32,14 +32,14 @@ import { httpStatusOfCode, serverErrorCodes } from '../shared/errors.ts';
 
 /** The body of every refusal (spec §8), each code with its status, for the OpenAPI document. */
 const errorBodySchema = {
-  type: 'object',
+  type: 'object' as const,
   required: ['code', 'message'],
   properties: {
-    code: { type: 'string', enum: [...serverErrorCodes], description: serverErrorCodes.map((code) => `${code}: ${httpStatusOfCode[code]}`).join(', ') },
-    message: { type: 'string' },
+    code: { type: 'string' as const, enum: [...serverErrorCodes], description: serverErrorCodes.map((code) => `${code}: ${httpStatusOfCode[code]}`).join(', ') },
+    message: { type: 'string' as const },
     details: {},
   },
-} as const;
+};
 
 
 /** The whole HTTP surface except the static client (served by Bun's router in serve.ts). */

@@ -10,7 +10,10 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../src/server/logger.ts';
 import { fileCacheBytes } from '../../src/server/storage/index.ts';
+import { errorText } from '../../src/client/lib/errors.ts';
+import { ApiError, createApiClient, uploadRetry } from '../../src/shared/api/index.ts';
 import type { PartDescriptor } from '../../src/shared/schemas/packages.ts';
+import { runUploadSession, splitStream, type PackageUploadState } from '../../src/shared/upload/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { noise } from '../support/noise.ts';
 import { createPackageRecord, packFiles, putPart, sha1Hex, splitParts, uploadPackage } from '../support/packages.ts';
@@ -122,6 +125,23 @@ describe('a full disk while finalize writes packs', () => {
     expect(zip.bytes.byteLength).toBeGreaterThan(20 * MiB);
     await server.deps.fileCache.forget(upload.id); // the cases below start with an empty cache
   }, 120_000);
+
+  test('tRPC packages.finalize answers 507 with out_of_storage in its data', async () => {
+    const upload = await prepareUpload({ 'f.bin': noise(6 * MiB, 287) });
+    for (let part = 0; part < upload.parts.length; part++) expect((await sendPart(upload, part)).status).toBe(200);
+    disk.fill(2 * MiB);
+    const response = await server.fetch('/trpc/packages.finalize', { method: 'POST', token: owner.token, json: { project: project.id, package: upload.id, token: upload.token, parts: descriptors(upload) } });
+    const body = (await response.json()) as { error: { message: string; data: { code: string; httpStatus: number } } };
+    expect({ status: response.status, message: body.error.message, code: body.error.data.code, httpStatus: body.error.data.httpStatus }).toEqual({
+      status: 507,
+      message: 'the server is out of storage space',
+      code: 'out_of_storage',
+      httpStatus: 507,
+    });
+    expect(disk.openFiles()).toEqual([]);
+    disk.unfill();
+    expect((await finalize(upload)).status).toBe(200);
+  }, 120_000);
 });
 
 describe('a full disk while a part is uploaded', () => {
@@ -141,6 +161,30 @@ describe('a full disk while a part is uploaded', () => {
     // And another upload after it, whole.
     expect((await uploadPackage(server, owner, project.id, { 'd.bin': noise(2 * MiB, 284) })).status).toBe('ready');
     expect(disk.openFiles()).toEqual([]);
+  }, 120_000);
+});
+
+describe('the upload session of the browser and the command line', () => {
+  test('ends errored with out_of_storage after one try of each part, and the page says why', async () => {
+    const archive = await packFiles(server, { 'g.bin': noise(3 * MiB, 288) });
+    const retries: string[] = [];
+    let last: PackageUploadState | undefined;
+    const api = createApiClient({ baseUrl: server.url, auth: () => owner.token, retry: { ...uploadRetry, delayMs: 10 } });
+    disk.fill(MiB);
+    const failure = await runUploadSession({
+      api,
+      project: project.id,
+      package: { tags: [], entrypoint: null, basePackage: null },
+      prepare: async () => ({ size: archive.length, patchSize: null, parts: (partSize) => splitStream(new Blob([archive as Uint8Array<ArrayBuffer>]).stream(), partSize) }),
+      onPartRetry: (part, failedTry, error) => retries.push(`${part}/${failedTry}: ${error.code}`),
+      onState: (state) => (last = state),
+    }).catch((error: unknown) => error);
+    disk.unfill();
+    expect(failure).toBeInstanceOf(ApiError);
+    expect({ code: (failure as ApiError).code, status: (failure as ApiError).status, message: (failure as ApiError).message }).toEqual({ code: 'out_of_storage', status: 507, message: 'the server is out of storage space' });
+    expect(retries).toEqual([]);
+    expect({ status: last?.status, error: last?.error }).toEqual({ status: 'errored', error: 'out_of_storage' });
+    expect(errorText({ code: last!.error! })).toBe('the server is out of storage space');
   }, 120_000);
 });
 
