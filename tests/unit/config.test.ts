@@ -64,6 +64,10 @@ describe('loadConfig', () => {
     [{ SOCIAL_LINKS: 'GitHub' }, /^Invalid SOCIAL_LINKS="GitHub": must be Name=https:\/\/url pairs separated by commas$/],
     [{ SOCIAL_LINKS: 'Chat=javascript:alert(1)' }, /^Invalid SOCIAL_LINKS=/],
     [{ REPORT_EMAIL: 'not-an-address' }, /^Invalid REPORT_EMAIL="not-an-address": must be an e-mail address$/],
+    [{ STORAGE_FREE_FLOOR: 'a lot' }, /^Invalid STORAGE_FREE_FLOOR="a lot": bytes \(1073741824\) or a share of the disk \(5%\)$/],
+    [{ STORAGE_FREE_FLOOR: '101%' }, /^Invalid STORAGE_FREE_FLOOR="101%"/],
+    [{ STORAGE_FREE_FLOOR: '-1' }, /^Invalid STORAGE_FREE_FLOOR="-1"/],
+    [{ STORAGE_FREE_FLOOR: '1e9' }, /^Invalid STORAGE_FREE_FLOOR="1e9"/],
   ])('a bad value %j is one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32), ...env })).toThrow(ConfigError);
     try {
@@ -72,6 +76,15 @@ describe('loadConfig', () => {
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).not.toContain('\n');
     }
+  });
+
+  test('STORAGE_FREE_FLOOR is 1 GiB unless given in bytes or as a share of the disk', () => {
+    const floorOf = (value?: string) => loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32), ...(value === undefined ? {} : { STORAGE_FREE_FLOOR: value }) }).downloads.freeFloor;
+    expect(floorOf()).toEqual({ bytes: 1024 ** 3 });
+    expect(floorOf('0')).toEqual({ bytes: 0 });
+    expect(floorOf(' 536870912 ')).toEqual({ bytes: 536870912 });
+    expect(floorOf('5%')).toEqual({ percent: 5 });
+    expect(floorOf('2.5%')).toEqual({ percent: 2.5 });
   });
 
   test('reads the documented variables', () =>
