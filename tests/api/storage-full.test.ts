@@ -15,6 +15,7 @@ import { ApiError, createApiClient, uploadRetry } from '../../src/shared/api/ind
 import type { PartDescriptor } from '../../src/shared/schemas/packages.ts';
 import { runUploadSession, splitStream, type PackageUploadState } from '../../src/shared/upload/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
+import { photoLike } from '../support/images.ts';
 import { noise } from '../support/noise.ts';
 import { createPackageRecord, packFiles, putPart, sha1Hex, splitParts, uploadPackage } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
@@ -161,6 +162,29 @@ describe('a full disk while a part is uploaded', () => {
     // And another upload after it, whole.
     expect((await uploadPackage(server, owner, project.id, { 'd.bin': noise(2 * MiB, 284) })).status).toBe('ready');
     expect(disk.openFiles()).toEqual([]);
+  }, 120_000);
+});
+
+describe('a full disk while an image pasted into a description is stored', () => {
+  test('its part and its finalize answer 507 out_of_storage; both go through once there is room', async () => {
+    const bytes = await photoLike(640, 480, { seed: 289 });
+    const created = await server.fetch(`/api/projects/${project.id}/content/images`, { method: 'POST', token: owner.token, json: { size: bytes.length, width: 640, height: 480, scale: 100 } });
+    expect(created.status).toBe(200);
+    const { id, uploadInfo } = (await created.json()) as { id: string; uploadInfo: { uploadUrl: string; token: string; partSize: number; partHashAlgorithm: 'sha1' } };
+    const finalizeImage = () =>
+      server.fetch(`/api/projects/${project.id}/content/images/${id}/finalize`, { method: 'PUT', json: { token: uploadInfo.token, parts: [{ part: 0, hash: sha1Hex(bytes), size: bytes.length }] } });
+
+    disk.fill(0);
+    await expectOutOfStorage(await putPart(uploadInfo, 0, bytes));
+    disk.unfill();
+    expect((await putPart(uploadInfo, 0, bytes)).status).toBe(200);
+    disk.fill(0);
+    await expectOutOfStorage(await finalizeImage());
+    expect(disk.openFiles()).toEqual([]);
+    expect(tempFiles()).toEqual([]);
+    disk.unfill();
+    const finalized = await finalizeImage();
+    expect(finalized.status).toBe(200);
   }, 120_000);
 });
 
