@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, pgliteDirOf, type Database } from '../../src/server/db/client.ts';
@@ -33,14 +33,24 @@ export type ChildServer = {
   stop(): Promise<void>;
 };
 
-export type ChildServerOptions = { env?: Record<string, string>; startTimeoutMs?: number };
+export type ChildServerOptions = {
+  env?: Record<string, string>;
+  startTimeoutMs?: number;
+  /** The data folder to make and use (a folder on a disk of the test's own), removed at stop(). */
+  dataDir?: string;
+  /** PGlite in the data folder even when the suite runs on PostgreSQL: the database's disk is the test's. */
+  embedded?: boolean;
+};
 
 export async function startChildServer(options: ChildServerOptions = {}): Promise<ChildServer> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cartridge-child-'));
-  const logPath = join(dataDir, 'server.log');
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cartridge-child-'));
+  mkdirSync(dataDir, { recursive: true });
+  // A data folder of the test's own may be a disk it fills: the log goes beside it then, not into it.
+  const logDir = options.dataDir ? mkdtempSync(join(tmpdir(), 'cartridge-child-log-')) : dataDir;
+  const logPath = join(logDir, 'server.log');
   let database: TestDatabase | undefined;
   try {
-    database = await createTestDatabase();
+    database = options.embedded ? { url: undefined, drop: async () => {} } : await createTestDatabase();
     // PGlite's first init and the migrations cost seconds: start the data folder from the migrated template.
     if (!database.url) await seedPglite(dataDir);
   } catch (error) {
@@ -100,6 +110,7 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
       await child.kill();
       await database!.drop();
       rmSync(dataDir, { recursive: true, force: true });
+      rmSync(logDir, { recursive: true, force: true });
     },
   };
 }
