@@ -289,6 +289,28 @@ describe('a provider that fails', () => {
     for (const secret of [callback.code, start.token, 'not-the-secret', fakes.env.GITHUB_CLIENT_SECRET!]) expect(logged).not.toContain(secret);
   });
 
+  test.each([
+    ['huge', 'answer too large'],
+    ['not_json', 'no user in /profile'],
+  ] as const)('a provider answer that breaks its documentation (%s) is the provider\'s fault: 502 provider_error, on REST and tRPC, nothing changes', async (answer, problem) => {
+    const user = await registerUser(server);
+    fakes.knobs.itch.answer = answer;
+    try {
+      await changesNothing(async () => {
+        const start = await started(server, 'itch', 'link', user.token);
+        const callback = callbackOf('itch', await authorizeAt(start));
+        const before = logLines.length;
+        await expectError(await finishExternal(server, callback), 502, { code: 'unexpected_error', message: 'itch.io answered in an unexpected way: try again later', details: { provider: 'itch', reason: 'provider_error' } });
+        expect(logLines.slice(before).join('\n')).toContain(problem);
+        const again = await started(server, 'itch', 'link', user.token);
+        const failure = await server.trpc().auth.externalFinish.mutate({ token: again.token, code: callbackOf('itch', await authorizeAt(again)).code }).catch((error) => error);
+        expect(failure.data).toMatchObject({ code: 'unexpected_error', httpStatus: 502, details: { reason: 'provider_error' } });
+      });
+    } finally {
+      fakes.knobs.itch.answer = undefined;
+    }
+  });
+
   test('an unreachable provider is timeout (503)', async () => {
     const start = await started(unreachable, 'discord', 'register');
     const url = new URL(start.url);

@@ -1,6 +1,7 @@
-import { json, jsonWithNumericId, randomToken, redirect, serveFake, type FakeContext, type FakeIdentity } from './common.ts';
+import { json, jsonText, jsonWithNumericId, randomToken, redirect, serveFake, type FakeContext, type FakeIdentity } from './common.ts';
 
-export type ItchKnobs = { refuseTokens: boolean };
+/** answer: a profile reply that breaks its documentation (over the server's 1 MiB limit, or not JSON). */
+export type ItchKnobs = { refuseTokens: boolean; answer?: 'huge' | 'not_json' };
 
 /**
  * itch.io's implicit flow: /user/oauth approves at once and sends the browser to
@@ -24,6 +25,8 @@ export function startFakeItch(context: FakeContext, clientId: string, knobs: Itc
       return redirect(`${redirectUri}#${fragment}`);
     }
     if (request.method === 'GET' && url.pathname === '/api/profile') {
+      if (knobs.answer === 'huge') return jsonText(`{"user":{"username":"${'x'.repeat(1024 * 1024 + 1)}"}}`);
+      if (knobs.answer === 'not_json') return jsonText('<html>itch.io is down for maintenance</html>');
       const key = /^Bearer (\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
       const identity = key && !knobs.refuseTokens ? tokens.get(key) : undefined;
       if (!identity) return json({ errors: ['invalid key'] }, 401);

@@ -17,7 +17,7 @@ import { requireBrowserSession, type Actor } from '../actor.ts';
 import { insertUser, openBrowserSession, signedInWith, type RequestOrigin, type SignedIn } from '../auth.service.ts';
 import type { ExternalIdentity } from './identity.ts';
 import { deleteFlow, flowTokenRefused, lockFinishFlow, saveFinishFlow, saveStartFlow, takeStartFlow } from './flows.ts';
-import { ProviderAnswerError, providerTitles } from './provider-errors.ts';
+import { ProviderAnswerError, providerAnswerFailed, providerTitles } from './provider-errors.ts';
 import { providerOf } from './providers/index.ts';
 
 /**
@@ -56,7 +56,7 @@ export async function finishExternalAuth(deps: Deps, rawQuery: unknown): Promise
     // Logged without the code or any token: the provider, what was wrong, the HTTP status.
     const fields = error instanceof ProviderAnswerError ? { provider: providerId, problem: error.what, status: error.status } : { provider: providerId, error: String(error) };
     deps.log.error('external sign-in failed', fields);
-    throw new AppError('unexpected_error', `${providerTitles[providerId]} answered in an unexpected way: try again later`, { provider: providerId, reason: 'provider_error' });
+    throw providerAnswerFailed(providerId, error instanceof ProviderAnswerError ? error : undefined);
   }
   const ownerId = await ownerOf(deps.db, identity);
   if (flow.intent === 'login' && !ownerId) throw noAccount(providerId);
