@@ -100,7 +100,8 @@ describe('POST /api/users/me/password', () => {
 
   test('refused: a user who has a password, a taken name, a weak password, an API token, a visitor; nothing changes', async () => {
     const passwordUser = await registerUser(server);
-    const external = await registerExternally(server, fakes, 'twitch', freshIdentity('twitch'));
+    const identity = freshIdentity('twitch');
+    const external = await registerExternally(server, fakes, 'twitch', identity);
     const apiToken = await createApiToken(server, asTestUser(external));
     const before = await accountCounts(server);
     const add = (token: string | undefined, json: unknown) => server.fetch('/api/users/me/password', { method: 'POST', token, json });
@@ -112,6 +113,12 @@ describe('POST /api/users/me/password', () => {
     await expectError(await add(external.authToken, { name: passwordUser.name, password: 'a long and unusual passphrase' }), 409, { code: 'name_conflict', message: `The user name ${passwordUser.name} is taken` });
     await expectError(await add(external.authToken, { name: 'fresh-name-1', password: 'password123' }), 400, { code: 'bad_param', details: { field: 'password', reason: 'common' } });
     await expectError(await add(external.authToken, { name: 'fresh-name-1', password: 'fresh-name-1' }), 400, { code: 'bad_param', details: { field: 'password', reason: 'same_as_name' } });
+    // The display name the provider gave the account (its title), whatever the case and surrounding spaces.
+    await expectError(await add(external.authToken, { name: 'fresh-name-1', password: `  ${identity.name.toUpperCase()} ` }), 400, {
+      code: 'bad_param',
+      message: 'Invalid `password`: it must not be the user name or the display name',
+      details: { field: 'password', reason: 'same_as_name' },
+    });
     await expectError(await add(external.authToken, { name: 'x', password: 'a long and unusual passphrase' }), 400, { code: 'bad_param', message: 'Invalid `name`' });
     await expectError(await add(apiToken, { name: 'fresh-name-2', password: 'a long and unusual passphrase' }), 403, { code: 'insufficient_privileges' });
     await expectError(await add(undefined, { name: 'fresh-name-3', password: 'a long and unusual passphrase' }), 401, { code: 'unauthorized' });

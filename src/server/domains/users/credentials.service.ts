@@ -97,7 +97,8 @@ export async function patchCredential(deps: Deps, actor: Actor, rawQuery: unknow
 export async function addPassword(deps: Deps, actor: Actor, rawBody: unknown): Promise<Credential> {
   const user = requireBrowserSession(actor);
   const input = addPasswordInput.parse(rawBody);
-  assertAcceptableNewPassword(input.password, input.name, deps.config.appName);
+  const [account] = await deps.db.select({ title: users.title }).from(users).where(eq(users.id, user.userId));
+  assertAcceptableNewPassword(input.password, [input.name, account?.title], deps.config.appName);
   const secretHash = await hashPassword(deps.config.passwordHash, input.password);
   return deps.db.transaction(async (tx) => {
     await lockUser(tx, user.userId);
