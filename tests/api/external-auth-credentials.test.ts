@@ -83,8 +83,8 @@ describe('unlinking', () => {
 
 describe('POST /api/users/me/password', () => {
   test('a user made with a provider adds a password, signs in with it, and can then unlink the provider', async () => {
-    const identity = freshIdentity('itch');
-    const external = await registerExternally(server, fakes, 'itch', identity);
+    const identity = freshIdentity('gitlab');
+    const external = await registerExternally(server, fakes, 'gitlab', identity);
     const name = `pw-${identity.id}`;
     const response = await server.fetch('/api/users/me/password', { method: 'POST', token: external.authToken, json: { name: name.toUpperCase(), password: 'a long and unusual passphrase' } });
     expect(response.status).toBe(200);
@@ -93,7 +93,7 @@ describe('POST /api/users/me/password', () => {
     const signIn = await server.fetch('/api/auth/password', { method: 'POST', json: { name, password: 'a long and unusual passphrase' } });
     expect(((await signIn.json()) as SessionReply).userInfo.id).toBe(external.userInfo.id);
 
-    expect((await unlink(external.authToken, 'itch', identity.id)).status).toBe(200);
+    expect((await unlink(external.authToken, 'gitlab', identity.id)).status).toBe(200);
     expect((await listOf(external.authToken)).map((item) => [item.provider, item.name])).toEqual([['password', name]]);
     await expectError(await unlink(external.authToken, 'password', name), 403, lastWayIn);
   });

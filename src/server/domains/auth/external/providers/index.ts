@@ -28,10 +28,25 @@ function providersOf(config: SignInConfig): Map<SignInProviderId, SignInProvider
   return providers;
 }
 
-/** The providers this instance offers, in the spec's order (GET /instance signInProviders). */
+/** The providers this instance offers for linking, in the spec's order (GET /instance linkProviders). */
 export function configuredProviderIds(config: SignInConfig): SignInProviderId[] {
   const providers = providersOf(config);
   return signInProviderIds.filter((id) => providers.has(id));
+}
+
+/** Those of them that also sign in and register (GET /instance signInProviders): not itch.io. */
+export function signInProviderIdsOf(config: SignInConfig): SignInProviderId[] {
+  const providers = providersOf(config);
+  return configuredProviderIds(config).filter((id) => providers.get(id)!.signsIn);
+}
+
+/** A provider that only links (signsIn false) refuses to sign in or register anyone: wrong_provider link_only. */
+export function assertSignsIn(provider: SignInProvider): void {
+  if (provider.signsIn) return;
+  throw new AppError('wrong_provider', `${providerTitles[provider.id]} can only be linked to an account here, not used to sign in or register`, {
+    provider: provider.id,
+    reason: 'link_only',
+  });
 }
 
 /** A provider the configuration leaves out is not_supported (not a bad parameter: the id is valid). */
