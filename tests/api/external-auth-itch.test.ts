@@ -137,3 +137,15 @@ describe("the instance's own itch.io flow", () => {
     expect(((await password.json()) as SessionReply).userInfo.id).toBe(user.id);
   });
 });
+
+test('an itch.io link is no way in: the password beside it is the last one and stays; the link itself is removed freely', async () => {
+  const { victim: user, identity } = await victimWithItch();
+  const path = (provider: string, name: string) => `/api/users/me/credentials?provider=${provider}&name=${encodeURIComponent(name)}`;
+  await expectError(await setup.server.fetch(path('password', user.name), { method: 'DELETE', token: user.token }), 403, {
+    code: 'insufficient_privileges',
+    details: { reason: 'last_sign_in_method' },
+  });
+  expect((await setup.server.fetch(path('itch', identity.id), { method: 'DELETE', token: user.token })).status).toBe(200);
+  const list = await (await setup.server.fetch('/api/users/me/credentials', { token: user.token })).json();
+  expect(list.map((item: { provider: string }) => item.provider)).toEqual(['password']);
+});

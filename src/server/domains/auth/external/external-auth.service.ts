@@ -28,7 +28,7 @@ import { assertSignsIn, providerOf } from './providers/index.ts';
 export async function startExternalAuth(deps: Deps, actor: Actor, rawQuery: unknown, appUrl: string): Promise<StartedExternalAuth> {
   const query = externalAuthStartQuery.parse(rawQuery);
   const provider = providerOf(deps.config.signIn, query.provider);
-  if (query.intent !== 'link') assertSignsIn(provider);
+  if (query.intent !== 'link') assertSignsIn(query.provider);
   const userId = query.intent === 'link' ? requireBrowserSession(actor).userId : null;
   const token = generateToken('xs');
   const redirectUri = `${appUrl.replace(/\/+$/, '')}/oauth`;
@@ -48,7 +48,7 @@ export async function finishExternalAuth(deps: Deps, rawQuery: unknown): Promise
   if (!flow) throw flowTokenRefused();
   const providerId = flow.provider as SignInProviderId;
   const provider = providerOf(deps.config.signIn, providerId);
-  if (flow.intent !== 'link') assertSignsIn(provider);
+  if (flow.intent !== 'link') assertSignsIn(providerId);
   let identity: ExternalIdentity;
   try {
     const secret = JSON.parse(deps.keys.openSecret(flow.sealedState ?? '')) as Record<string, string>;
@@ -77,7 +77,7 @@ export async function signInExternal(deps: Deps, rawQuery: unknown, origin: Requ
   const sessionToken = await deps.db.transaction(async (tx) => {
     const flow = await lockFinishFlow(tx, query.token);
     if (!flow) throw flowTokenRefused();
-    assertSignsIn(providerOf(deps.config.signIn, flow.identity.provider));
+    assertSignsIn(flow.identity.provider);
     const ownerId = await ownerOf(tx, flow.identity);
     if (!ownerId) throw noAccount(flow.identity.provider);
     await refreshCredential(tx, flow.identity);
@@ -96,7 +96,7 @@ export async function registerExternal(deps: Deps, rawQuery: unknown, origin: Re
   const sessionToken = await deps.db.transaction(async (tx) => {
     const flow = await lockFinishFlow(tx, query.token);
     if (!flow || flow.intent !== 'register') throw flowTokenRefused();
-    assertSignsIn(providerOf(deps.config.signIn, flow.identity.provider));
+    assertSignsIn(flow.identity.provider);
     if (await ownerOf(tx, flow.identity)) {
       throw new AppError('name_conflict', `This ${providerTitles[flow.identity.provider]} account already has an account here: sign in with it`, {
         provider: flow.identity.provider,

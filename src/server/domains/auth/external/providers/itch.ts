@@ -9,13 +9,12 @@ import type { SignInProvider } from './types.ts';
  * client sends it as `code`. The token must open the profile API (scope profile:me), whose user id is
  * the account. Nothing shows which application a token was issued to (/credentials/info tells only its
  * type, scopes and expiry), so a token of any itch.io application, or an API key, passes: itch.io
- * therefore only links an account to a signed-in user (signsIn false), it never signs anyone in.
+ * therefore only links an account to a signed-in user (linkOnlyProviderIds), it never signs anyone in.
  */
 export function itchProvider(config: NonNullable<SignInConfig['itch']>): SignInProvider {
   const fetcher = providerFetcher('itch');
   return {
     id: 'itch',
-    signsIn: false,
     async start({ redirectUri, state }) {
       const url = endpoint(config.url, '/user/oauth');
       url.searchParams.set('client_id', config.clientId);

@@ -39,8 +39,6 @@ export function codeFlowProvider(settings: CodeFlowSettings): SignInProvider {
 
   return {
     id: settings.id,
-    // The code is exchanged with this server's client id and secret: a code made for another application fails.
-    signsIn: true,
     async start({ redirectUri, state }) {
       const url = new URL(settings.authorizationEndpoint);
       url.searchParams.set('client_id', settings.clientId);

@@ -22,8 +22,6 @@ export function steamProvider(config: NonNullable<SignInConfig['steam']>): SignI
   const fetcher = providerFetcher('steam');
   return {
     id: 'steam',
-    // Steam confirms each assertion, and return_to must be this sign-in's own address with its state.
-    signsIn: true,
     async start({ redirectUri, state }) {
       const returnTo = new URL(redirectUri);
       returnTo.searchParams.set('state', state);

@@ -24,12 +24,6 @@ export type FinishInput = StartInput & {
 /** One sign-in provider, speaking its real protocol with the endpoints of the configuration. */
 export type SignInProvider = {
   id: SignInProviderId;
-  /**
-   * False for a provider whose tokens cannot be checked to be issued to this server's client (itch.io):
-   * anyone holding such a token of another application would sign in as its owner, so it only links
-   * an account to a signed-in user, shown on profiles and store pages.
-   */
-  signsIn: boolean;
   start(input: StartInput): Promise<StartedFlow>;
   /** The identity, or an AppError (providerRefused, assertionRefused, providerUnavailable) / ProviderAnswerError. */
   finish(input: FinishInput): Promise<ExternalIdentity>;
