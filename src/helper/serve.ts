@@ -6,7 +6,7 @@ import { startHelperServer } from './http/server.ts';
 import { helperVersion } from './methods/version.ts';
 import { recoverInterrupted } from './recover.ts';
 import { ProcessTracker } from './runtime/processes.ts';
-import { createTrustPrompt } from './runtime/trust-prompt.ts';
+import { createRefusalLog } from './runtime/refusal-log.ts';
 import { TransitionRegistry } from './runtime/transitions.ts';
 import type { StateStore } from './state/store.ts';
 
@@ -28,26 +28,16 @@ export async function serve(store: StateStore, port: number, io: HelperIo): Prom
   };
   await recoverInterrupted(ctx);
 
-  const prompt = createTrustPrompt({
-    interactive: Boolean(process.stdin.isTTY) && !io.env.CARTRIDGE_HELPER_NO_PROMPT,
-    trust: (origin) =>
-      store.update((draft) => {
-        if (!draft.trusted_origins.includes(origin)) draft.trusted_origins.push(origin);
-      }),
-    log,
-  });
-
   let server;
   try {
-    server = startHelperServer(ctx, { port, onUntrusted: (origin) => prompt.offer(origin) });
+    server = startHelperServer(ctx, { port, onUntrusted: createRefusalLog(log) });
   } catch (error) {
-    prompt.close();
     const code = (error as NodeJS.ErrnoException).code;
     io.stderr(`cartridge-helper: cannot listen on 127.0.0.1:${port}: ${code === 'EADDRINUSE' ? 'the port is in use (is another cartridge-helper running?)' : messageOf(error)}\n`);
     return 1;
   }
   log(`cartridge-helper ${helperVersion} listening on http://127.0.0.1:${server.port} (state: ${store.path})`);
-  if (state.trusted_origins.length === 0) log('No page is trusted yet: run  cartridge-helper trust https://your-cartridge-server  (or answer the question when the page calls)');
+  if (state.trusted_origins.length === 0) log('No page is trusted yet: run  cartridge-helper trust https://your-cartridge-server');
 
   return new Promise<number>((resolve) => {
     let stopping = false;
@@ -55,7 +45,6 @@ export async function serve(store: StateStore, port: number, io: HelperIo): Prom
       if (stopping) process.exit(130);
       stopping = true;
       log(`${signal}: stopping (running transitions are kept to resume)`);
-      prompt.close();
       void (async () => {
         await ctx.transitions.cancelAll(5000);
         await server.stop(true);

@@ -237,7 +237,17 @@ describe('new passwords (NIST SP 800-63B: length, no common or guessable choices
   test('the user name as password is refused, whatever its case', async () => {
     const response = await signIn({ name: 'samename1', password: 'SameName1', intent: 'register' });
     expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ details: { reason: 'same_as_name' }, message: 'Invalid `password`: it must not be the user name' });
+    expect(await response.json()).toMatchObject({ details: { reason: 'same_as_name' }, message: 'Invalid `password`: it must not be the user name or the display name' });
+  });
+
+  test('the display name as password is refused too (case and surrounding spaces ignored), on REST and tRPC, and nothing is created', async () => {
+    const name = `titled${Math.random().toString(36).slice(2, 8)}`;
+    const response = await signIn({ name, password: '  MARMALADE Violinist ', title: 'Marmalade violinist', intent: 'register' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ code: 'bad_param', details: { field: 'password', reason: 'same_as_name' } });
+    const failure = await server.trpc().auth.password.mutate({ name, password: 'marmalade violinist', title: 'Marmalade Violinist', intent: 'register' }).catch((error) => error);
+    expect(failure.data).toMatchObject({ code: 'bad_param', httpStatus: 400, details: { field: 'password', reason: 'same_as_name' } });
+    expect((await (await signIn({ name, password: 'marmalade violinist' })).json()).code).toBe('wrong_credentials');
   });
 
   test('tRPC refuses the same passwords with the same details', async () => {

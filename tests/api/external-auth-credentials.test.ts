@@ -83,8 +83,8 @@ describe('unlinking', () => {
 
 describe('POST /api/users/me/password', () => {
   test('a user made with a provider adds a password, signs in with it, and can then unlink the provider', async () => {
-    const identity = freshIdentity('itch');
-    const external = await registerExternally(server, fakes, 'itch', identity);
+    const identity = freshIdentity('gitlab');
+    const external = await registerExternally(server, fakes, 'gitlab', identity);
     const name = `pw-${identity.id}`;
     const response = await server.fetch('/api/users/me/password', { method: 'POST', token: external.authToken, json: { name: name.toUpperCase(), password: 'a long and unusual passphrase' } });
     expect(response.status).toBe(200);
@@ -93,14 +93,15 @@ describe('POST /api/users/me/password', () => {
     const signIn = await server.fetch('/api/auth/password', { method: 'POST', json: { name, password: 'a long and unusual passphrase' } });
     expect(((await signIn.json()) as SessionReply).userInfo.id).toBe(external.userInfo.id);
 
-    expect((await unlink(external.authToken, 'itch', identity.id)).status).toBe(200);
+    expect((await unlink(external.authToken, 'gitlab', identity.id)).status).toBe(200);
     expect((await listOf(external.authToken)).map((item) => [item.provider, item.name])).toEqual([['password', name]]);
     await expectError(await unlink(external.authToken, 'password', name), 403, lastWayIn);
   });
 
   test('refused: a user who has a password, a taken name, a weak password, an API token, a visitor; nothing changes', async () => {
     const passwordUser = await registerUser(server);
-    const external = await registerExternally(server, fakes, 'twitch', freshIdentity('twitch'));
+    const identity = freshIdentity('twitch');
+    const external = await registerExternally(server, fakes, 'twitch', identity);
     const apiToken = await createApiToken(server, asTestUser(external));
     const before = await accountCounts(server);
     const add = (token: string | undefined, json: unknown) => server.fetch('/api/users/me/password', { method: 'POST', token, json });
@@ -112,6 +113,12 @@ describe('POST /api/users/me/password', () => {
     await expectError(await add(external.authToken, { name: passwordUser.name, password: 'a long and unusual passphrase' }), 409, { code: 'name_conflict', message: `The user name ${passwordUser.name} is taken` });
     await expectError(await add(external.authToken, { name: 'fresh-name-1', password: 'password123' }), 400, { code: 'bad_param', details: { field: 'password', reason: 'common' } });
     await expectError(await add(external.authToken, { name: 'fresh-name-1', password: 'fresh-name-1' }), 400, { code: 'bad_param', details: { field: 'password', reason: 'same_as_name' } });
+    // The display name the provider gave the account (its title), whatever the case and surrounding spaces.
+    await expectError(await add(external.authToken, { name: 'fresh-name-1', password: `  ${identity.name.toUpperCase()} ` }), 400, {
+      code: 'bad_param',
+      message: 'Invalid `password`: it must not be the user name or the display name',
+      details: { field: 'password', reason: 'same_as_name' },
+    });
     await expectError(await add(external.authToken, { name: 'x', password: 'a long and unusual passphrase' }), 400, { code: 'bad_param', message: 'Invalid `name`' });
     await expectError(await add(apiToken, { name: 'fresh-name-2', password: 'a long and unusual passphrase' }), 403, { code: 'insufficient_privileges' });
     await expectError(await add(undefined, { name: 'fresh-name-3', password: 'a long and unusual passphrase' }), 401, { code: 'unauthorized' });

@@ -36,12 +36,16 @@ function identityWithPicture(provider: SignInProviderId) {
   return { ...identity, avatarUrl: provider === 'discord' ? 'a_0123456789abcdef0123456789abcdef' : `https://cdn.example.com/${provider}/${identity.id}.png` };
 }
 
-test('GET /api/instance lists the configured providers in the spec order', async () => {
+/** itch.io only links (tests/api/external-auth-itch.test.ts): every other provider signs in and registers. */
+const signingProviders = signInProviderIds.filter((provider) => provider !== 'itch');
+
+test('GET /api/instance lists the configured providers in the spec order: those that sign in, and all for linking', async () => {
   const info = await (await server.fetch('/api/instance')).json();
-  expect(info.signInProviders).toEqual([...signInProviderIds]);
+  expect(info.signInProviders).toEqual(signingProviders);
+  expect(info.linkProviders).toEqual([...signInProviderIds]);
 });
 
-describe.each(signInProviderIds.map((provider) => [provider]))('%s', (provider: SignInProviderId) => {
+describe.each(signingProviders.map((provider) => [provider]))('%s', (provider: SignInProviderId) => {
   test('REST: registers a new account titled as the provider shows it, then signs in with it', async () => {
     const identity = identityWithPicture(provider);
     const registered = await registerExternally(server, fakes, provider, identity);
@@ -149,8 +153,9 @@ describe('what each provider is sent', () => {
   test('PKCE S256 for GitHub, GitLab and Discord, not Twitch; client secrets only in token request bodies; scopes', async () => {
     const pkce: Record<SignInProviderId, boolean> = { github: true, gitlab: true, discord: true, twitch: false, itch: false, steam: false };
     const scopes: Partial<Record<SignInProviderId, string | null>> = { github: null, gitlab: 'read_user', twitch: '', discord: 'identify', itch: 'profile:me' };
+    const linker = await registerUser(server);
     for (const provider of signInProviderIds) {
-      const start = await started(server, provider, 'login');
+      const start = provider === 'itch' ? await started(server, provider, 'link', linker.token) : await started(server, provider, 'login');
       const url = new URL(start.url);
       expect(url.searchParams.get('code_challenge_method')).toBe(pkce[provider] ? 'S256' : null);
       expect(url.searchParams.has('code_challenge')).toBe(pkce[provider]);
@@ -202,11 +207,10 @@ describe('what each provider is sent', () => {
     expect(stored).toMatchObject({ title: identity.name, profileUrl: `https://steamcommunity.com/id/${identity.login}/` });
   });
 
-  test('provider ids beyond 2^53 are kept as their exact digits (numbers in GitHub JSON, Discord snowflakes, SteamIDs)', async () => {
+  test('provider ids beyond 2^53 are kept as their exact digits (numbers in GitHub JSON, Discord snowflakes, SteamIDs; itch.io: external-auth-itch.test.ts)', async () => {
     const cases: [SignInProviderId, string][] = [
       ['github', '9007199254740993'],
       ['gitlab', '18014398509481985'],
-      ['itch', '12345678901234567891'],
       ['discord', '1234567890123456789'],
       ['steam', '76561199999999999'],
     ];

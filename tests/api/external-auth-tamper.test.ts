@@ -143,10 +143,11 @@ describe('Steam OpenID 2.0', () => {
   });
 });
 
-describe('itch.io implicit flow', () => {
+describe('itch.io implicit flow (linking only)', () => {
   test('an access token its profile API refuses is refused', async () => {
+    const user = await registerUser(server);
     fakes.signInAs('itch', freshIdentity('itch'));
-    const start = await started(server, 'itch', 'register');
+    const start = await started(server, 'itch', 'link', user.token);
     const callback = callbackOf('itch', await authorizeAt(start));
     fakes.knobs.itch.refuseTokens = true;
     try {
@@ -159,7 +160,8 @@ describe('itch.io implicit flow', () => {
   });
 
   test('a made-up access token is refused', async () => {
-    const start = await started(server, 'itch', 'register');
+    const user = await registerUser(server);
+    const start = await started(server, 'itch', 'link', user.token);
     await changesNothing(async () => {
       await expectError(await finishExternal(server, { state: start.token, code: 'made-up-token' }), 401, { code: 'wrong_credentials', details: { reason: 'provider_refused' } });
     });
@@ -253,13 +255,16 @@ describe('what providers say is cleaned before it is shown', () => {
 
 test('hostile codes never make a 500 with any provider (REST and tRPC), and make no account', async () => {
   const hostile = ['a\u0000b', '\u001b[31m\u202e', 'x'.repeat(16_384), '{"$ne":null}', '["a","b"]', 'a,b', `${'['.repeat(5000)}${']'.repeat(5000)}`, '{"openid.mode":{"x":1}}', '%00', '   '];
+  const linker = await registerUser(server);
   await changesNothing(async () => {
     for (const provider of ['steam', 'github', 'gitlab', 'itch', 'twitch', 'discord'] as const) {
+      // itch.io only links: its flows start for the signed-in user.
+      const begin = () => (provider === 'itch' ? started(server, provider, 'link', linker.token) : started(server, provider, 'register'));
       for (const code of hostile) {
-        const start = await started(server, provider, 'register');
+        const start = await begin();
         const response = await finishExternal(server, { state: start.token, code });
         expect(response.status < 500 ? 'answered' : `${provider} ${JSON.stringify(code.slice(0, 40))} → ${response.status} ${await response.text()}`).toBe('answered');
-        const viaTrpc = await started(server, provider, 'register');
+        const viaTrpc = await begin();
         const failure = await server.trpc().auth.externalFinish.mutate({ token: viaTrpc.token, code }).then(() => undefined, (error: unknown) => error as { data?: { httpStatus?: number } });
         expect(failure?.data?.httpStatus ?? 0).toBeLessThan(500);
       }
@@ -287,6 +292,28 @@ describe('a provider that fails', () => {
     expect(logged).toContain('external sign-in failed');
     expect(logged).toContain('client credentials');
     for (const secret of [callback.code, start.token, 'not-the-secret', fakes.env.GITHUB_CLIENT_SECRET!]) expect(logged).not.toContain(secret);
+  });
+
+  test.each([
+    ['huge', 'answer too large'],
+    ['not_json', 'no user in /profile'],
+  ] as const)('a provider answer that breaks its documentation (%s) is the provider\'s fault: 502 provider_error, on REST and tRPC, nothing changes', async (answer, problem) => {
+    const user = await registerUser(server);
+    fakes.knobs.itch.answer = answer;
+    try {
+      await changesNothing(async () => {
+        const start = await started(server, 'itch', 'link', user.token);
+        const callback = callbackOf('itch', await authorizeAt(start));
+        const before = logLines.length;
+        await expectError(await finishExternal(server, callback), 502, { code: 'unexpected_error', message: 'itch.io answered in an unexpected way: try again later', details: { provider: 'itch', reason: 'provider_error' } });
+        expect(logLines.slice(before).join('\n')).toContain(problem);
+        const again = await started(server, 'itch', 'link', user.token);
+        const failure = await server.trpc().auth.externalFinish.mutate({ token: again.token, code: callbackOf('itch', await authorizeAt(again)).code }).catch((error) => error);
+        expect(failure.data).toMatchObject({ code: 'unexpected_error', httpStatus: 502, details: { reason: 'provider_error' } });
+      });
+    } finally {
+      fakes.knobs.itch.answer = undefined;
+    }
   });
 
   test('an unreachable provider is timeout (503)', async () => {

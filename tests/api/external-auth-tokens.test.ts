@@ -196,8 +196,8 @@ describe('the step after finish', () => {
   });
 
   test('two uses at once: one wins, the other finds the token spent', async () => {
-    fakes.signInAs('itch', freshIdentity('itch'));
-    const finished = await finishedFlow(server, 'itch', 'register');
+    fakes.signInAs('gitlab', freshIdentity('gitlab'));
+    const finished = await finishedFlow(server, 'gitlab', 'register');
     const before = await accountCounts(server);
     const answers = await Promise.all([registerWith(server, finished.token), registerWith(server, finished.token)]);
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 401]);

@@ -23,10 +23,11 @@ test('GET /api/instance answers APP_NAME, SOCIAL_LINKS and REPORT_EMAIL to anyon
     version: '0.0.1',
     reportEmail: 'abuse@pixelforge.example',
     signInProviders: [],
+    linkProviders: [],
   });
 });
 
 test('tRPC instance.info is the same service', async () => {
   expect(await branded.trpc().instance.info.query()).toEqual(await (await branded.fetch('/api/instance')).json());
-  expect(await plain.trpc().instance.info.query()).toEqual({ appName: 'Cartridge', socialLinks: [], version: '0.0.1', reportEmail: null, signInProviders: [] });
+  expect(await plain.trpc().instance.info.query()).toEqual({ appName: 'Cartridge', socialLinks: [], version: '0.0.1', reportEmail: null, signInProviders: [], linkProviders: [] });
 });

@@ -153,6 +153,26 @@ describe('auth', () => {
     expect(path()).toBe('/');
   });
 
+  test('a password equal to the display name is refused on the form, in the user\'s language, and no account is made', async () => {
+    for (const [language, text] of [
+      ['en', 'The password cannot be your user name or your display name.'],
+      ['de', 'Das Passwort darf weder dein Benutzername noch dein Anzeigename sein.'],
+    ] as const) {
+      setLanguage(language);
+      openApp('/register');
+      const name = `ui${language}${Date.now().toString(36)}`;
+      await waitFor(() => expect(document.querySelector('form input[name="title"]')).not.toBeNull());
+      const byName = (field: string) => document.querySelector<HTMLInputElement>(`form input[name="${field}"]`)!;
+      fireEvent.change(byName('name'), { target: { value: name } });
+      fireEvent.change(byName('password'), { target: { value: ' pixel SMITH ' } });
+      fireEvent.change(byName('title'), { target: { value: 'Pixel Smith' } });
+      act(() => fireEvent.submit(byName('name').form!));
+      expect((await body().findByRole('alert')).textContent).toBe(text);
+      const signIn = await server.fetch('/api/auth/password', { method: 'POST', json: { name, password: ' pixel SMITH ' } });
+      expect((await signIn.json()).code).toBe('wrong_credentials');
+    }
+  });
+
   test('the header sign-in link returns to the page it was used on', async () => {
     const user = await registerUser(server);
     openApp('/docs/en/getting-started?from=header');

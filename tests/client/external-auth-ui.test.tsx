@@ -14,6 +14,7 @@ const { act, cleanup, fireEvent, waitFor, within } = await import('@testing-libr
 const { openApp } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 const { externalAuthStorageKey } = await import('../../src/client/lib/auth/external-auth.ts');
+const { setLanguage } = await import('../../src/client/lib/i18n/index.ts');
 
 let server: TestServer;
 beforeAll(async () => {
@@ -56,7 +57,11 @@ function installFetch() {
       const items = Array.isArray(json) ? json : [json];
       procedures.forEach((name, index) => {
         const data = (items[index] as { result?: { data?: Record<string, unknown> } } | undefined)?.result?.data;
-        if (name === 'instance.info' && data) data.signInProviders = providers;
+        // As a server does: every configured provider links, those that are not link-only (itch.io) also sign in.
+        if (name === 'instance.info' && data) {
+          data.signInProviders = providers.filter((provider) => provider !== 'itch');
+          data.linkProviders = providers;
+        }
       });
       return new Response(JSON.stringify(json), { status: response.status, headers: { 'content-type': 'application/json' } });
     }
@@ -104,6 +109,29 @@ describe('authentication dialog', () => {
     }
     act(() => fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' })));
     await waitFor(() => expect(body().queryByRole('dialog')).toBeNull());
+  });
+
+  test('itch.io is offered for linking only: not in the sign-in dialog, in the link dialog with a note that it does not sign in', async () => {
+    openApp('/login');
+    const other = await body().findByRole('button', { name: 'Sign in with another service' });
+    act(() => fireEvent.click(other));
+    const signInDialog = await body().findByRole('dialog', { name: 'Choose a service' });
+    expect(within(signInDialog).getAllByRole('button', { name: /^Continue with / }).map((button) => button.getAttribute('data-provider'))).toEqual(['steam', 'github', 'gitlab', 'twitch', 'discord']);
+    expect(signInDialog.querySelector('.provider_note')).toBeNull();
+    act(() => fireEvent.click(within(signInDialog).getByRole('button', { name: 'Cancel' })));
+    await waitFor(() => expect(body().queryByRole('dialog')).toBeNull());
+    cleanup();
+
+    const user = await registerUser(server);
+    fake = (call) => (call.path === '/users/me/credentials' ? { json: [] } : undefined);
+    openApp('/me', user.token);
+    const link = await body().findByRole('button', { name: 'Link another account' });
+    act(() => fireEvent.click(link));
+    const linkDialog = await body().findByRole('dialog', { name: 'Choose a service' });
+    expect(within(linkDialog).getAllByRole('button', { name: /^Continue with / }).map((button) => button.getAttribute('data-provider'))).toEqual(['steam', 'github', 'gitlab', 'itch', 'twitch', 'discord']);
+    const itch = within(linkDialog).getByRole('button', { name: 'Continue with itch.io' });
+    expect(document.getElementById(itch.getAttribute('aria-describedby')!)?.textContent).toBe('itch.io is only shown on your profile and store pages: it does not sign you in here.');
+    expect(linkDialog.querySelectorAll('.provider_note')).toHaveLength(1);
   });
 
   test('no provider configured: the sign-in screens offer no other service', async () => {
@@ -234,15 +262,34 @@ describe('oauth route (spec §4, §5)', () => {
     expect(localStorage.getItem(externalAuthStorageKey)).toBeNull();
   });
 
-  test('itch, a new account: code from the fragment, registers, home', async () => {
+  test('itch, linking: code from the fragment, links as the signed-in user, then /me', async () => {
     const user = await registerUser(server);
-    const session = await sessionOf(user.token);
-    store({ token: 'itch-tok', returnTo: '', intent: 'register', provider: 'itch' });
-    fake = finishAs({ hasUser: false, intent: 'register' }, (call) => (call.path === '/users/register' ? { json: session } : undefined));
-    openApp('/oauth#access_token=itch-access&state=itch-tok');
-    await waitFor(() => expect(path()).toBe('/'), { timeout: 10_000 });
-    expect(await within(body().getByRole('banner')).findByText(`Signed in as ${user.name}`)).toBeTruthy();
-    expect(calls.map((call) => `${call.path} ${JSON.stringify(call.query)}`)).toEqual(['/auth/external/finish {"token":"itch-tok","code":"itch-access"}', '/users/register {"token":"finish-token"}']);
+    store({ token: 'itch-tok', returnTo: '/me', intent: 'link', provider: 'itch' });
+    fake = finishAs({ hasUser: false, intent: 'link' }, (call) => {
+      if (call.method === 'POST' && call.path === '/users/me/credentials') return { json: { provider: 'itch', name: '42', title: 'Leaf', profileUrl: null, profilePictureUrl: null, created: new Date().toISOString(), lastUsed: null, isPublic: false } };
+      if (call.method === 'GET' && call.path === '/users/me/credentials') return { json: [] };
+      return undefined;
+    });
+    openApp('/oauth#access_token=itch-access&state=itch-tok', user.token);
+    await waitFor(() => expect(path()).toBe('/me'), { timeout: 10_000 });
+    expect(calls.filter((call) => call.method === 'POST').map((call) => `${call.path} ${JSON.stringify(call.query)}`)).toEqual([
+      '/auth/external/finish {"token":"itch-tok","code":"itch-access"}',
+      '/users/me/credentials {"token":"finish-token"}',
+    ]);
+  });
+
+  test('an itch.io sign-in refused as link-only says so, in the user\'s language', async () => {
+    for (const [language, text] of [
+      ['en', 'itch.io can only be linked to an account here, not used to sign in or register. Sign in another way, then link it on your profile page.'],
+      ['fr', 'Ici, itch.io peut seulement être lié à un compte, pas servir à se connecter ni à s’inscrire. Connectez-vous autrement, puis liez-le depuis votre page de profil.'],
+    ] as const) {
+      setLanguage(language);
+      store({ token: 'itch-tok', returnTo: '/', intent: 'login', provider: 'itch' });
+      fake = (call) => (call.path === '/auth/external/finish' ? { status: 400, json: { code: 'wrong_provider', message: 'link only', details: { provider: 'itch', reason: 'link_only' } } } : undefined);
+      openApp('/oauth#access_token=itch-access&state=itch-tok');
+      await waitFor(() => expect(document.querySelector('.oauth_hint[data-reason="link_only"]')?.textContent).toBe(text), { timeout: 10_000 });
+    }
+    setLanguage('en');
   });
 
   test('steam, linking: every query parameter as the code, links as the signed-in user, then /me', async () => {

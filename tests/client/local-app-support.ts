@@ -9,7 +9,7 @@ const helperMain = resolve(import.meta.dir, '../../src/helper/main.ts');
 /**
  * The real local companion app for the local-app page tests (client and e2e): `bun src/helper/main.ts
  * --port N` on a free port, its state (CARTRIDGE_HELPER_HOME) and first workspace
- * (CARTRIDGE_HELPER_WORKSPACE) in a temporary folder, no terminal prompt.
+ * (CARTRIDGE_HELPER_WORKSPACE) in a temporary folder.
  */
 export type LocalHelper = {
   url: string;
@@ -38,7 +38,6 @@ export async function startLocalHelper(options: { trust?: string[] } = {}): Prom
     HOME: root,
     CARTRIDGE_HELPER_HOME: home,
     CARTRIDGE_HELPER_WORKSPACE: workspace,
-    CARTRIDGE_HELPER_NO_PROMPT: '1',
   };
   let child: Subprocess | undefined;
 

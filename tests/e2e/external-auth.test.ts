@@ -70,8 +70,10 @@ test('only configured providers are offered, each with its mark; the dialog pass
     const dialog = openDialog(page);
     await dialog.waitFor();
     const buttons = dialog.locator('ul.provider_list button');
-    expect((await buttons.allTextContents()).map((text) => text.trim())).toEqual(Object.values(providerNames).map((provider) => en('auth_provider_button', { provider })));
-    expect(await dialog.locator('ul.provider_list button svg.provider_mark[aria-hidden="true"]').count()).toBe(6);
+    // itch.io only links (offered on /me), it never signs in.
+    const signingIn = Object.entries(providerNames).filter(([id]) => id !== 'itch');
+    expect((await buttons.allTextContents()).map((text) => text.trim())).toEqual(signingIn.map(([, provider]) => en('auth_provider_button', { provider })));
+    expect(await dialog.locator('ul.provider_list button svg.provider_mark[aria-hidden="true"]').count()).toBe(5);
     const violations = await seriousAccessibilityViolations(page);
     expect(violations, formatViolations(violations, `authentication dialog (${colorScheme})`)).toEqual([]);
     await context.close();
@@ -108,6 +110,16 @@ test('a visitor signs up with GitHub from a project page and lands back on it; l
   await page.waitForURL((url) => url.pathname === '/me', { timeout: 15_000 });
   await credentialRow(page, 'steam').waitFor({ timeout: 15_000 });
   expect(await credentialRow(page, 'steam').textContent()).toContain('Valve Fan');
+
+  // The link dialog offers itch.io with a note that it does not sign in, and passes axe with it.
+  await page.getByRole('button', { name: en('me_credential_link'), exact: true }).click();
+  const linkDialog = openDialog(page);
+  await linkDialog.waitFor();
+  expect(await linkDialog.locator('.provider_note').allTextContents()).toEqual([en('auth_provider_link_only', { provider: 'itch.io' })]);
+  const dialogViolations = await seriousAccessibilityViolations(page);
+  expect(dialogViolations, formatViolations(dialogViolations, 'link dialog')).toEqual([]);
+  await linkDialog.getByRole('button', { name: en('dialog_cancel'), exact: true }).click();
+  await linkDialog.waitFor({ state: 'detached' });
 
   const itch = { ...freshIdentity('itch'), name: 'Jam Maker', profileUrl: 'https://jammaker.itch.io' };
   fakes.signInAs('itch', itch);

@@ -100,8 +100,10 @@ describe('Origin and CORS', () => {
       expect(read.status, method).toBe(403);
       expect(Object.keys(read.body).sort()).toEqual(['code', 'details', 'message']);
     }
-    // Without a terminal the helper prints the command once.
-    await waitFor(() => (helper.readLog().includes(`cartridge-helper trust ${foreign}`) ? true : undefined), 5000, 'the log line');
+    // The helper logs the refusal once, and never offers to trust the page that called (any site can call).
+    await waitFor(() => (helper.readLog().includes(`Refused a page of ${foreign}: not trusted`) ? true : undefined), 5000, 'the log line');
+    expect(helper.readLog().split(`Refused a page of ${foreign}`).length).toBe(2);
+    expect(helper.readLog()).not.toContain(`cartridge-helper trust ${foreign}`);
   });
 
   test('near misses of the trusted origin are not trusted', async () => {

@@ -213,7 +213,7 @@ async function checkDownloadedHelper(running: RunningBinary, folder: string, dow
   const response = await fetch(build.url.replace(/^https?:\/\/[^/]+/, running.url));
   writeFileSync(file, new Uint8Array(await response.arrayBuffer()), { mode: 0o755 });
   chmodSync(file, 0o755);
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: player, CARTRIDGE_HELPER_HOME: join(player, 'state'), CARTRIDGE_HELPER_WORKSPACE: join(player, 'Games'), CARTRIDGE_HELPER_NO_PROMPT: '1' };
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: player, CARTRIDGE_HELPER_HOME: join(player, 'state'), CARTRIDGE_HELPER_WORKSPACE: join(player, 'Games') };
   const origin = new URL(running.url).origin;
   const trust = await spawnFreshExecutable(() => Bun.spawnSync([file, 'trust', origin], { env, stdout: 'pipe', stderr: 'pipe' }));
   check(trust.exitCode === 0, `${running.label}: the downloaded helper trusts ${origin}`, trust.stderr.toString().slice(0, 300));

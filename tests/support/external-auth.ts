@@ -1,8 +1,9 @@
-import { expect } from 'bun:test';
+import { afterAll, beforeAll, expect } from 'bun:test';
 import { sql } from 'drizzle-orm';
 import type { ExternalIntent, FinishedExternalAuth, SignInProviderId, StartedExternalAuth } from '../../src/shared/schemas/external-auth.ts';
-import type { FakeProviders } from './fake-providers/index.ts';
-import type { TestServer } from './server.ts';
+import { registerUser } from './accounts.ts';
+import { startFakeProviders, type FakeProviders } from './fake-providers/index.ts';
+import { startTestServer, type TestServer } from './server.ts';
 
 /**
  * Drives an external sign-in the way the web client does (spec §4 and §5): start, follow the provider's
@@ -93,4 +94,29 @@ export async function expectError(response: Response, status: number, body: Reco
   const text = await response.text();
   expect(`${response.status} ${text}`).toStartWith(`${status} `);
   expect(JSON.parse(text)).toMatchObject(body);
+}
+
+/**
+ * For one test file: the six fake providers and a test server configured with them, whose first
+ * account (the administrator) is made already; read them inside tests (set by beforeAll).
+ */
+export function useServerWithFakeProviders(): { readonly fakes: FakeProviders; readonly server: TestServer } {
+  const made: { fakes?: FakeProviders; server?: TestServer } = {};
+  beforeAll(async () => {
+    made.fakes = await startFakeProviders();
+    made.server = await startTestServer(made.fakes.env);
+    await registerUser(made.server, 'first-admin');
+  });
+  afterAll(async () => {
+    await made.server?.stop();
+    await made.fakes?.close();
+  });
+  return {
+    get fakes() {
+      return made.fakes!;
+    },
+    get server() {
+      return made.server!;
+    },
+  };
 }

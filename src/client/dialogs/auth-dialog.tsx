@@ -4,6 +4,7 @@ import { auth_provider_dialog_text } from '../paraglide/messages/auth_provider_d
 import { auth_provider_dialog_text_link } from '../paraglide/messages/auth_provider_dialog_text_link.js';
 import { auth_provider_dialog_text_register } from '../paraglide/messages/auth_provider_dialog_text_register.js';
 import { auth_provider_dialog_title } from '../paraglide/messages/auth_provider_dialog_title.js';
+import { auth_provider_link_only } from '../paraglide/messages/auth_provider_link_only.js';
 import { auth_providers_none } from '../paraglide/messages/auth_providers_none.js';
 import { auth_redirecting } from '../paraglide/messages/auth_redirecting.js';
 import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
@@ -21,7 +22,7 @@ import { Modal } from './modal.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { auth_provider_button, auth_provider_dialog_text, auth_provider_dialog_text_link, auth_provider_dialog_text_register, auth_provider_dialog_title, auth_providers_none, auth_redirecting, dialog_cancel };
+const m = { auth_provider_button, auth_provider_dialog_text, auth_provider_dialog_text_link, auth_provider_dialog_text_register, auth_provider_dialog_title, auth_provider_link_only, auth_providers_none, auth_redirecting, dialog_cancel };
 
 export type { ExternalIntent };
 
@@ -36,7 +37,10 @@ export function openAuthDialog(dialogs: Dialogs, intent: ExternalIntent, returnT
 
 function AuthDialog({ intent, returnTo, onClose }: { intent: ExternalIntent; returnTo: string; onClose: () => void }) {
   const dialogs = useDialogs();
-  const providers = useSignInProviders();
+  const providers = useSignInProviders(intent === 'link' ? 'link' : 'sign_in');
+  // Offered for linking, not for signing in (itch.io): said so beside its button.
+  const signingIn = useSignInProviders('sign_in');
+  const linkOnly = (provider: SignInProviderInfo) => intent === 'link' && !signingIn.some((known) => known.id === provider.id);
   const [pending, setPending] = useState<SignInProviderInfo | null>(null);
   const text = intent === 'link' ? m.auth_provider_dialog_text_link() : intent === 'register' ? m.auth_provider_dialog_text_register() : m.auth_provider_dialog_text();
 
@@ -72,11 +76,17 @@ function AuthDialog({ intent, returnTo, onClose }: { intent: ExternalIntent; ret
                   className={`button provider_button provider_${provider.id}`}
                   data-provider={provider.id}
                   aria-disabled={pending ? true : undefined}
+                  aria-describedby={linkOnly(provider) ? `provider-note-${provider.id}` : undefined}
                   onClick={() => void choose(provider)}
                 >
                   <ProviderMark provider={provider.id} />
                   <span>{rich(m.auth_provider_button({ provider: slot('provider') }), { provider: <bdi>{provider.name}</bdi> })}</span>
                 </button>
+                {linkOnly(provider) ? (
+                  <p className="provider_note" id={`provider-note-${provider.id}`}>
+                    {rich(m.auth_provider_link_only({ provider: slot('provider') }), { provider: <bdi>{provider.name}</bdi> })}
+                  </p>
+                ) : null}
               </li>
             ))}
           </ul>

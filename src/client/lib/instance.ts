@@ -3,7 +3,7 @@ import { appName as defaultAppName, signInProviders, type SignInProviderInfo } f
 import { trpc } from './trpc.ts';
 
 // No sign-in provider until the instance says which ones it configured (none is offered by default).
-const fallback: InstanceInfo = { appName: defaultAppName, socialLinks: [], version: '', reportEmail: null, signInProviders: [] };
+const fallback: InstanceInfo = { appName: defaultAppName, socialLinks: [], version: '', reportEmail: null, signInProviders: [], linkProviders: [] };
 
 /** The instance's name and footer links (APP_NAME, SOCIAL_LINKS, REPORT_EMAIL on the server); fetched once. */
 export function useInstance(): InstanceInfo {
@@ -11,8 +11,13 @@ export function useInstance(): InstanceInfo {
   return query.data ?? fallback;
 }
 
-/** The sign-in providers this instance configured (instance info signInProviders), in the order of app-info's table. */
-export function useSignInProviders(): readonly SignInProviderInfo[] {
-  const configured = useInstance().signInProviders as readonly string[] | undefined;
+/**
+ * The providers this instance offers, in the order of app-info's table: to sign in or register
+ * (instance info signInProviders), or (link) to link to the signed-in account (linkProviders: itch.io
+ * only links).
+ */
+export function useSignInProviders(purpose: 'sign_in' | 'link' = 'sign_in'): readonly SignInProviderInfo[] {
+  const instance = useInstance();
+  const configured = (purpose === 'link' ? instance.linkProviders : instance.signInProviders) as readonly string[] | undefined;
   return signInProviders.filter((provider) => configured?.includes(provider.id));
 }

@@ -16,7 +16,7 @@ Usage:
 
 Environment: CARTRIDGE_HELPER_HOME moves the state folder (default: ~/.local/state/cartridge-helper
 on Linux, ~/Library/Application Support/Cartridge Helper on macOS, %APPDATA%\\Cartridge Helper on
-Windows); CARTRIDGE_HELPER_WORKSPACE sets the first workspace (default ~/Games/Cartridge);
-CARTRIDGE_HELPER_NO_PROMPT=1 stops the helper asking in its terminal whether to trust a new page.
+Windows); CARTRIDGE_HELPER_WORKSPACE sets the first workspace (default ~/Games/Cartridge).
+A page is trusted only by you running  cartridge-helper trust ORIGIN: the helper never asks.
 
 Exit codes: 0 done, 1 failed, 2 wrong usage.`;

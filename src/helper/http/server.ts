@@ -9,7 +9,7 @@ import { callerOf, checkHost, corsHeaders, notTrusted, preflightHeaders, type Ca
 export type HelperServerOptions = {
   /** The port asked for (0: any free port, told by the returned server). */
   port: number;
-  /** A page of an untrusted origin called (first-use confirmation). */
+  /** A page of an untrusted origin called (it was refused; logged, never asked about). */
   onUntrusted(origin: string): void;
 };
 

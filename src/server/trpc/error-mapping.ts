@@ -14,6 +14,7 @@ const trpcCodeOfStatus: Record<number, TRPC_ERROR_CODE_KEY> = {
   429: 'TOO_MANY_REQUESTS',
   500: 'INTERNAL_SERVER_ERROR',
   501: 'NOT_IMPLEMENTED',
+  502: 'BAD_GATEWAY',
   503: 'SERVICE_UNAVAILABLE',
   // tRPC has no code for it: the reply's status comes from data.httpStatus (mount.ts).
   507: 'INTERNAL_SERVER_ERROR',

@@ -8,7 +8,9 @@ export const instanceInfoSchema = z.object({
   version: z.string(),
   /** Where the store's 'Report content' mail goes (REPORT_EMAIL); null: the user fills it in. */
   reportEmail: z.string().nullable(),
-  /** The sign-in providers configured on this instance (the others are not offered). */
+  /** The providers configured on this instance that sign in and register (the others are not offered). */
   signInProviders: z.array(signInProviderSchema),
+  /** Every provider configured on this instance, offered for linking to a signed-in account (itch.io only links). */
+  linkProviders: z.array(signInProviderSchema),
 });
 export type InstanceInfo = z.infer<typeof instanceInfoSchema>;

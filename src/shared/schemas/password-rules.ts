@@ -17,13 +17,17 @@ function isRepetitive(password: string): boolean {
   return codes.every((code, index) => index === 0 || code - codes[index - 1]! === step);
 }
 
-/** The first rule a new password breaks, without the common-password list; undefined when none. */
-export function passwordShapeProblem(password: string, userName: string): PasswordProblem | undefined {
+/**
+ * The first rule a new password breaks, without the common-password list; undefined when none. names:
+ * what the account is known by (its sign-in name and display name), which the password may not be,
+ * whatever the case and surrounding spaces.
+ */
+export function passwordShapeProblem(password: string, ...names: (string | null | undefined)[]): PasswordProblem | undefined {
   if ([...password].length < passwordMinLength) return 'too_short';
   if (password.length > passwordMaxLength) return 'too_long';
   if (password.trim() === '') return 'blank';
   const lower = password.trim().toLowerCase();
-  if (userName && lower === userName.trim().toLowerCase()) return 'same_as_name';
+  if (names.some((name) => name && lower === name.trim().toLowerCase())) return 'same_as_name';
   if (isRepetitive(password)) return 'repetitive';
   return undefined;
 }
@@ -33,7 +37,7 @@ export const passwordProblemText: Record<PasswordProblem, string> = {
   too_short: `it must be at least ${passwordMinLength} characters`,
   too_long: `it must be at most ${passwordMaxLength} characters`,
   blank: 'it must not be only spaces',
-  same_as_name: 'it must not be the user name',
+  same_as_name: 'it must not be the user name or the display name',
   repetitive: 'it must not be one character repeated or a simple sequence such as 12345678',
   common: 'it is one of the most common passwords; choose another',
 };

@@ -19,6 +19,7 @@ import { passwordShapeProblem, type PasswordProblem } from '../../../shared/sche
 import { passwordProblemOf, passwordProblemText } from '../sign-in/password-problem.ts';
 import { credentialsKey } from './credentials-query.ts';
 import { UserNameField } from '../sign-in/user-name-field.tsx';
+import { useAuth } from '../../lib/auth/auth.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -31,6 +32,7 @@ const m = { auth_password, auth_password_hint, auth_pending, auth_user_name_hint
  */
 export function AddPasswordForm({ id, onClose }: { id: string; onClose: () => void }) {
   const queryClient = useQueryClient();
+  const auth = useAuth();
   const utils = trpc.useUtils();
   const [pending, setPending] = useState(false);
   const [passwordProblem, setPasswordProblem] = useState<PasswordProblem | undefined>();
@@ -49,7 +51,7 @@ export function AddPasswordForm({ id, onClose }: { id: string; onClose: () => vo
     const name = fieldValue(form, 'name').trim();
     const password = fieldValue(form, 'password');
     setProblem(undefined);
-    const shape = passwordShapeProblem(password, name);
+    const shape = passwordShapeProblem(password, name, auth.user?.title);
     setPasswordProblem(shape);
     if (shape) return;
     setPending(true);

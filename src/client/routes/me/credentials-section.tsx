@@ -62,7 +62,7 @@ function isWebAddress(address: string | null): address is string {
  */
 export function CredentialsSection() {
   const dialogs = useDialogs();
-  const providers = useSignInProviders();
+  const providers = useSignInProviders('link');
   const credentials = useQuery({ queryKey: credentialsKey, queryFn: () => api.call(routes.me.credentials) });
   const hasPassword = credentials.data?.some((credential) => credential.provider === 'password') ?? true;
   const [addingPassword, setAddingPassword] = useState(false);

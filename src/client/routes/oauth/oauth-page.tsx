@@ -8,6 +8,7 @@ import { oauth_failed } from '../../paraglide/messages/oauth_failed.js';
 import { oauth_linked_to_another_user } from '../../paraglide/messages/oauth_linked_to_another_user.js';
 import { oauth_no_account } from '../../paraglide/messages/oauth_no_account.js';
 import { oauth_provider_refused } from '../../paraglide/messages/oauth_provider_refused.js';
+import { oauth_link_only } from '../../paraglide/messages/oauth_link_only.js';
 import { oauth_provider_unavailable } from '../../paraglide/messages/oauth_provider_unavailable.js';
 import { oauth_title } from '../../paraglide/messages/oauth_title.js';
 import { oauth_working } from '../../paraglide/messages/oauth_working.js';
@@ -25,7 +26,7 @@ import type { Session } from '../../../shared/schemas/auth.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { nav_sign_in, not_found_home, oauth_already_registered, oauth_attempt_expired, oauth_failed, oauth_linked_to_another_user, oauth_no_account, oauth_provider_refused, oauth_provider_unavailable, oauth_title, oauth_working };
+const m = { nav_sign_in, not_found_home, oauth_already_registered, oauth_attempt_expired, oauth_failed, oauth_link_only, oauth_linked_to_another_user, oauth_no_account, oauth_provider_refused, oauth_provider_unavailable, oauth_title, oauth_working };
 
 /** The finishing calls over REST (src/shared/api): sign-in and registration set the session cookie. */
 const restCalls: ExternalAuthCalls = {
@@ -118,6 +119,7 @@ const reasonTexts: Record<string, (inputs: { provider: string }) => string> = {
   provider_refused: m.oauth_provider_refused,
   invalid_assertion: m.oauth_provider_refused,
   provider_unavailable: m.oauth_provider_unavailable,
+  link_only: m.oauth_link_only,
 };
 
 function FailureHint({ error }: { error: unknown }) {

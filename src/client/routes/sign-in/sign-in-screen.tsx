@@ -64,7 +64,7 @@ export function SignInScreen({ intent, required = false }: { intent: 'login' | '
     const name = fieldValue(form, 'name');
     const password = fieldValue(form, 'password');
     // The shape rules are checked here at once; the server also refuses common passwords.
-    const shape = isRegister ? passwordShapeProblem(password, name) : undefined;
+    const shape = isRegister ? passwordShapeProblem(password, name, displayName) : undefined;
     if (shape) {
       setProblem({ code: 'bad_param', details: { field: 'password', reason: shape } });
       return;

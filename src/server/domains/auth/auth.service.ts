@@ -58,7 +58,7 @@ async function verifyPassword(deps: Deps, name: string, password: string, origin
 }
 
 async function registerUser(deps: Deps, input: { name: string; password: string; title?: string }): Promise<string> {
-  assertAcceptableNewPassword(input.password, input.name, deps.config.appName);
+  assertAcceptableNewPassword(input.password, [input.name, input.title], deps.config.appName);
   const secretHash = await hashPassword(deps.config.passwordHash, input.password);
   return deps.db.transaction(async (tx) => {
     const userId = await insertUser(deps, tx, input.title ?? input.name);

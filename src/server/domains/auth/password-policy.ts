@@ -10,8 +10,9 @@ function isCommonPassword(password: string): boolean {
   return commonPasswords.has(password.toLowerCase());
 }
 
-export function newPasswordProblem(password: string, userName: string, appName: string): PasswordProblem | undefined {
-  const shape = passwordShapeProblem(password, userName);
+/** names: the account's sign-in name and display name (see passwordShapeProblem). */
+export function newPasswordProblem(password: string, names: (string | null | undefined)[], appName: string): PasswordProblem | undefined {
+  const shape = passwordShapeProblem(password, ...names);
   if (shape) return shape;
   const lower = password.trim().toLowerCase();
   if (isCommonPassword(password) || isCommonPassword(password.trim()) || lower === appName.toLowerCase()) return 'common';
@@ -22,7 +23,7 @@ export function newPasswordProblem(password: string, userName: string, appName: 
  * Refuses a password a new account (or a password change) may not use: 400 naming the field, with
  * the reason in details so clients can say it in the user's language.
  */
-export function assertAcceptableNewPassword(password: string, userName: string, appName: string): void {
-  const problem = newPasswordProblem(password, userName, appName);
+export function assertAcceptableNewPassword(password: string, names: (string | null | undefined)[], appName: string): void {
+  const problem = newPasswordProblem(password, names, appName);
   if (problem) throw new AppError('bad_param', `Invalid \`password\`: ${passwordProblemText[problem]}`, { field: 'password', reason: problem });
 }

@@ -1,15 +1,16 @@
 import type { InstanceInfo } from '../../../shared/schemas/instance.ts';
 import { apiVersion } from '../../api-version.ts';
 import type { Deps } from '../../deps.ts';
-import { configuredProviderIds } from '../auth/external/providers/index.ts';
+import { configuredProviderIds, signInProviderIdsOf } from '../auth/external/providers/index.ts';
 
-/** GET /instance: public branding of this instance (APP_NAME, SOCIAL_LINKS) and the sign-in providers it offers. */
+/** GET /instance: public branding of this instance (APP_NAME, SOCIAL_LINKS), the providers it signs in with and those it links. */
 export function getInstanceInfo(deps: Deps): InstanceInfo {
   return {
     appName: deps.config.appName,
     socialLinks: deps.config.socialLinks,
     version: apiVersion,
     reportEmail: deps.config.reportEmail ?? null,
-    signInProviders: configuredProviderIds(deps.config.signIn),
+    signInProviders: signInProviderIdsOf(deps.config.signIn),
+    linkProviders: configuredProviderIds(deps.config.signIn),
   };
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import { addPasswordInput, credentialQuery, finishTokenQuery, patchCredentialInput, type Credential } from '../../../shared/schemas/external-auth.ts';
 import { credentials, users } from '../../db/schema/index.ts';
 import type { Executor } from '../../db/client.ts';
@@ -8,6 +8,7 @@ import { requireBrowserSession, requireUser, type Actor } from '../auth/actor.ts
 import { insertPasswordCredential } from '../auth/auth.service.ts';
 import { insertExternalCredential, linkedToAnotherUser, ownerOf, refreshCredential } from '../auth/external/external-auth.service.ts';
 import { deleteFlow, flowTokenRefused, lockFinishFlow } from '../auth/external/flows.ts';
+import { signsIn } from '../auth/external/providers/index.ts';
 import { hashPassword } from '../auth/password-hash.ts';
 import { assertAcceptableNewPassword } from '../auth/password-policy.ts';
 
@@ -56,7 +57,7 @@ export async function linkCredential(deps: Deps, actor: Actor, rawQuery: unknown
 
 /**
  * DELETE /users/me/credentials?provider&name. The last way in is kept: without it nobody could sign in
- * to the account again.
+ * to the account again (an itch.io link is no way in: it is removed freely and keeps no other one).
  */
 export async function unlinkCredential(deps: Deps, actor: Actor, rawQuery: unknown): Promise<void> {
   const user = requireBrowserSession(actor);
@@ -68,8 +69,8 @@ export async function unlinkCredential(deps: Deps, actor: Actor, rawQuery: unkno
       .from(credentials)
       .where(and(eq(credentials.userId, user.userId), eq(credentials.provider, query.provider), eq(credentials.name, query.name)));
     if (!row) throw notFound('credential');
-    const [ways] = await tx.select({ count: count() }).from(credentials).where(eq(credentials.userId, user.userId));
-    if ((ways?.count ?? 0) <= 1) {
+    const ways = (await tx.select({ provider: credentials.provider }).from(credentials).where(eq(credentials.userId, user.userId))).filter((way) => signsIn(way.provider));
+    if (signsIn(query.provider) && ways.length <= 1) {
       throw new AppError('insufficient_privileges', 'This is your only way to sign in: add another one before removing it', { reason: 'last_sign_in_method' });
     }
     await tx.delete(credentials).where(eq(credentials.id, row.id));
@@ -97,7 +98,8 @@ export async function patchCredential(deps: Deps, actor: Actor, rawQuery: unknow
 export async function addPassword(deps: Deps, actor: Actor, rawBody: unknown): Promise<Credential> {
   const user = requireBrowserSession(actor);
   const input = addPasswordInput.parse(rawBody);
-  assertAcceptableNewPassword(input.password, input.name, deps.config.appName);
+  const [account] = await deps.db.select({ title: users.title }).from(users).where(eq(users.id, user.userId));
+  assertAcceptableNewPassword(input.password, [input.name, account?.title], deps.config.appName);
   const secretHash = await hashPassword(deps.config.passwordHash, input.password);
   return deps.db.transaction(async (tx) => {
     await lockUser(tx, user.userId);

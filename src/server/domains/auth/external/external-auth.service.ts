@@ -17,8 +17,8 @@ import { requireBrowserSession, type Actor } from '../actor.ts';
 import { insertUser, openBrowserSession, signedInWith, type RequestOrigin, type SignedIn } from '../auth.service.ts';
 import type { ExternalIdentity } from './identity.ts';
 import { deleteFlow, flowTokenRefused, lockFinishFlow, saveFinishFlow, saveStartFlow, takeStartFlow } from './flows.ts';
-import { ProviderAnswerError, providerTitles } from './provider-errors.ts';
-import { providerOf } from './providers/index.ts';
+import { ProviderAnswerError, providerAnswerFailed, providerTitles } from './provider-errors.ts';
+import { assertSignsIn, providerOf } from './providers/index.ts';
 
 /**
  * POST /auth/external/start?provider&intent (spec §4). A link is for the signed-in browser session that
@@ -28,6 +28,7 @@ import { providerOf } from './providers/index.ts';
 export async function startExternalAuth(deps: Deps, actor: Actor, rawQuery: unknown, appUrl: string): Promise<StartedExternalAuth> {
   const query = externalAuthStartQuery.parse(rawQuery);
   const provider = providerOf(deps.config.signIn, query.provider);
+  if (query.intent !== 'link') assertSignsIn(query.provider);
   const userId = query.intent === 'link' ? requireBrowserSession(actor).userId : null;
   const token = generateToken('xs');
   const redirectUri = `${appUrl.replace(/\/+$/, '')}/oauth`;
@@ -47,6 +48,7 @@ export async function finishExternalAuth(deps: Deps, rawQuery: unknown): Promise
   if (!flow) throw flowTokenRefused();
   const providerId = flow.provider as SignInProviderId;
   const provider = providerOf(deps.config.signIn, providerId);
+  if (flow.intent !== 'link') assertSignsIn(providerId);
   let identity: ExternalIdentity;
   try {
     const secret = JSON.parse(deps.keys.openSecret(flow.sealedState ?? '')) as Record<string, string>;
@@ -56,7 +58,7 @@ export async function finishExternalAuth(deps: Deps, rawQuery: unknown): Promise
     // Logged without the code or any token: the provider, what was wrong, the HTTP status.
     const fields = error instanceof ProviderAnswerError ? { provider: providerId, problem: error.what, status: error.status } : { provider: providerId, error: String(error) };
     deps.log.error('external sign-in failed', fields);
-    throw new AppError('unexpected_error', `${providerTitles[providerId]} answered in an unexpected way: try again later`, { provider: providerId, reason: 'provider_error' });
+    throw providerAnswerFailed(providerId, error instanceof ProviderAnswerError ? error : undefined);
   }
   const ownerId = await ownerOf(deps.db, identity);
   if (flow.intent === 'login' && !ownerId) throw noAccount(providerId);
@@ -66,12 +68,16 @@ export async function finishExternalAuth(deps: Deps, rawQuery: unknown): Promise
   return { hasUser: ownerId !== undefined, intent: flow.intent, token };
 }
 
-/** POST /users/auth?token: signs in the account the identity is linked to (any intent), like a password sign-in. */
+/**
+ * POST /users/auth?token: signs in the account the identity is linked to (any intent), like a password
+ * sign-in; never with a provider that only links (itch.io), whatever the flow was started for.
+ */
 export async function signInExternal(deps: Deps, rawQuery: unknown, origin: RequestOrigin): Promise<SignedIn> {
   const query = finishTokenQuery.parse(rawQuery);
   const sessionToken = await deps.db.transaction(async (tx) => {
     const flow = await lockFinishFlow(tx, query.token);
     if (!flow) throw flowTokenRefused();
+    assertSignsIn(flow.identity.provider);
     const ownerId = await ownerOf(tx, flow.identity);
     if (!ownerId) throw noAccount(flow.identity.provider);
     await refreshCredential(tx, flow.identity);
@@ -90,6 +96,7 @@ export async function registerExternal(deps: Deps, rawQuery: unknown, origin: Re
   const sessionToken = await deps.db.transaction(async (tx) => {
     const flow = await lockFinishFlow(tx, query.token);
     if (!flow || flow.intent !== 'register') throw flowTokenRefused();
+    assertSignsIn(flow.identity.provider);
     if (await ownerOf(tx, flow.identity)) {
       throw new AppError('name_conflict', `This ${providerTitles[flow.identity.provider]} account already has an account here: sign in with it`, {
         provider: flow.identity.provider,

@@ -31,7 +31,10 @@ export function providerUnavailable(provider: SignInProviderId): AppError {
   return new AppError('timeout', `${providerTitles[provider]} did not answer: try again later`, { provider, reason: 'provider_unavailable' });
 }
 
-/** It answered, but not in the shape its documentation promises (logged by the caller, never with tokens). */
+/**
+ * It answered, but not in the shape its documentation promises (too large, not JSON, no account): the
+ * provider's fault, answered 502 (logged by the caller, never with tokens).
+ */
 export class ProviderAnswerError extends Error {
   override name = 'ProviderAnswerError';
   constructor(
@@ -41,4 +44,15 @@ export class ProviderAnswerError extends Error {
   ) {
     super(`${providerTitles[provider]} answered unexpectedly: ${what}`);
   }
+}
+
+/** The provider refused this server's client id or secret: the operator's to fix, answered 500. */
+export class ClientCredentialsRefused extends ProviderAnswerError {
+  override name = 'ClientCredentialsRefused';
+}
+
+/** What a sign-in answers when the provider's reply was unusable (ProviderAnswerError): 502, or 500 for our own configuration. */
+export function providerAnswerFailed(provider: SignInProviderId, error: ProviderAnswerError | undefined): AppError {
+  const status = error && !(error instanceof ClientCredentialsRefused) ? 502 : 500;
+  return new AppError('unexpected_error', `${providerTitles[provider]} answered in an unexpected way: try again later`, { provider, reason: 'provider_error' }, status);
 }

@@ -28,10 +28,38 @@ function providersOf(config: SignInConfig): Map<SignInProviderId, SignInProvider
   return providers;
 }
 
-/** The providers this instance offers, in the spec's order (GET /instance signInProviders). */
+/** The providers this instance offers for linking, in the spec's order (GET /instance linkProviders). */
 export function configuredProviderIds(config: SignInConfig): SignInProviderId[] {
   const providers = providersOf(config);
   return signInProviderIds.filter((id) => providers.has(id));
+}
+
+/**
+ * Providers whose tokens cannot be checked to be issued to this server's client (itch.io: see
+ * providers/itch.ts): anyone holding such a token of another application would sign in as its owner,
+ * so they only link an account to a signed-in user, shown on profiles and store pages. The others
+ * are bound to this server (a code redeemed with its client secret or PKCE verifier, a Steam
+ * assertion for its return address).
+ */
+const linkOnlyProviderIds: ReadonlySet<string> = new Set<SignInProviderId>(['itch']);
+
+/** Whether a credential of this provider ('password' included) is a way to sign in. */
+export function signsIn(provider: string): boolean {
+  return !linkOnlyProviderIds.has(provider);
+}
+
+/** Those of the configured providers that also sign in and register (GET /instance signInProviders): not itch.io. */
+export function signInProviderIdsOf(config: SignInConfig): SignInProviderId[] {
+  return configuredProviderIds(config).filter(signsIn);
+}
+
+/** A provider that only links refuses to sign in or register anyone: wrong_provider link_only. */
+export function assertSignsIn(provider: SignInProviderId): void {
+  if (signsIn(provider)) return;
+  throw new AppError('wrong_provider', `${providerTitles[provider]} can only be linked to an account here, not used to sign in or register`, {
+    provider,
+    reason: 'link_only',
+  });
 }
 
 /** A provider the configuration leaves out is not_supported (not a bad parameter: the id is valid). */

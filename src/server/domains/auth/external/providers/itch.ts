@@ -6,10 +6,10 @@ import type { SignInProvider } from './types.ts';
 
 /**
  * itch.io offers only the implicit flow: the browser gets an access token in the URL fragment and the
- * client sends it as `code`. The server trusts nothing it did not check: the token must open the
- * profile API (scope profile:me), whose user id is the account. (itch's API cannot tell which
- * application a token was issued to; the single-use state bound to this server's start is what ties
- * the token to this sign-in.)
+ * client sends it as `code`. The token must open the profile API (scope profile:me), whose user id is
+ * the account. Nothing shows which application a token was issued to (/credentials/info tells only its
+ * type, scopes and expiry), so a token of any itch.io application, or an API key, passes: itch.io
+ * therefore only links an account to a signed-in user (linkOnlyProviderIds), it never signs anyone in.
  */
 export function itchProvider(config: NonNullable<SignInConfig['itch']>): SignInProvider {
   const fetcher = providerFetcher('itch');

@@ -2,7 +2,7 @@ import * as oauth from 'oauth4webapi';
 import type { SignInProviderId } from '../../../../../shared/schemas/external-auth.ts';
 import { AppError } from '../../../../errors.ts';
 import type { ExternalIdentity } from '../identity.ts';
-import { ProviderAnswerError, providerRefused, providerUnavailable } from '../provider-errors.ts';
+import { ClientCredentialsRefused, ProviderAnswerError, providerRefused, providerUnavailable } from '../provider-errors.ts';
 import { providerFetcher } from '../provider-http.ts';
 import type { SignInProvider } from './types.ts';
 
@@ -89,13 +89,13 @@ function tokenError(provider: SignInProviderId, error: unknown): Error {
     if (error.cause instanceof Response && error.cause.status >= 500) return providerUnavailable(provider);
     return new ProviderAnswerError(provider, `token endpoint: ${error.message}`, error.cause instanceof Response ? error.cause.status : undefined);
   }
-  if (error instanceof oauth.WWWAuthenticateChallengeError) return new ProviderAnswerError(provider, 'token endpoint refused the client credentials', 401);
+  if (error instanceof oauth.WWWAuthenticateChallengeError) return new ClientCredentialsRefused(provider, 'token endpoint refused the client credentials', 401);
   return new ProviderAnswerError(provider, `token endpoint: ${error instanceof Error ? error.message : 'failed'}`);
 }
 
 function oauthError(provider: SignInProviderId, code: string, status: number): Error {
   if (status >= 500) return providerUnavailable(provider);
-  if (/client/.test(code)) return new ProviderAnswerError(provider, `token endpoint refused the client credentials (${code.slice(0, 64)})`, status);
+  if (/client/.test(code)) return new ClientCredentialsRefused(provider, `token endpoint refused the client credentials (${code.slice(0, 64)})`, status);
   return providerRefused(provider);
 }
 

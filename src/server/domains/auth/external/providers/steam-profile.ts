@@ -1,6 +1,6 @@
 import type { SignInConfig } from '../../../../config.ts';
 import { identityOf, type ExternalIdentity } from '../identity.ts';
-import { ProviderAnswerError, providerUnavailable } from '../provider-errors.ts';
+import { ClientCredentialsRefused, providerUnavailable } from '../provider-errors.ts';
 import { endpoint, providerFetcher, readProviderJson } from '../provider-http.ts';
 
 /**
@@ -18,7 +18,7 @@ export async function steamProfile(config: NonNullable<SignInConfig['steam']>, s
     url.searchParams.set('steamids', steamId);
     const response = await fetcher(url, { headers: { accept: 'application/json' } });
     // 401/403 here is about the Web API key, not the user: the operator's to fix (logged).
-    if (response.status === 401 || response.status === 403) throw new ProviderAnswerError('steam', 'Web API refused STEAM_WEB_API_KEY', response.status);
+    if (response.status === 401 || response.status === 403) throw new ClientCredentialsRefused('steam', 'Web API refused STEAM_WEB_API_KEY', response.status);
     const answer = await readProviderJson('steam', response);
     const players = (answer.response as { players?: unknown } | undefined)?.players;
     const player = Array.isArray(players) ? (players.find((item) => (item as { steamid?: unknown })?.steamid === steamId) as Record<string, unknown> | undefined) : undefined;
