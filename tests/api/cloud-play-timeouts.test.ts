@@ -9,6 +9,7 @@ import { offerText, type CloudAgentClient } from '../support/cloud-agent-client.
 import { type TestProject } from '../support/projects.ts';
 import { type TestServer } from '../support/server.ts';
 import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld, waitForStatus } from './cloud-play-support.ts';
+import { directJobContext } from '../support/job-context.ts';
 
 /**
  * Cloud play's deadlines with short settings (CONNECT 2 s, MACHINE_TIMEOUT 1.5 s, HEARTBEAT 0.5 s):
@@ -200,7 +201,7 @@ describe('the periodic sweep', () => {
     expect(before?.status).toBe('waiting');
     await cloudPlaySweepJob.schedule(server.deps.db, 0);
     const [job] = await server.deps.db.select().from(jobs).where(eq(jobs.kind, cloudPlaySweepJob.kind));
-    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} });
+    const output = await cloudPlaySweepJob.execute(server.deps, job as never, directJobContext());
     expect(output.cloudSessionsEnded).toBeGreaterThanOrEqual(1);
     const [after] = await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.id, created.session));
     expect([after?.status, after?.reason]).toEqual(['errored', 'no_machine']);
@@ -215,7 +216,7 @@ describe('the periodic sweep', () => {
       .set({ endedAt: sql`now() - interval '8 days'` })
       .where(eq(cloudSessions.id, created.session));
     const [job] = await server.deps.db.select().from(jobs).where(eq(jobs.kind, cloudPlaySweepJob.kind));
-    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} });
+    const output = await cloudPlaySweepJob.execute(server.deps, job as never, directJobContext());
     expect(output.cloudSessionsForgotten).toBeGreaterThanOrEqual(1);
     expect((await player(server, created.token).state()).status).toBe(404);
   });
