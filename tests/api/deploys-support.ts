@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { addFile, bytesSource, concatBytes, createTree, packArchive } from '../../src/shared/archive/index.ts';
 import type { FakeItchGame, FakeItchKey } from '../support/fake-itch/api.ts';
 import type { TestServer } from '../support/server.ts';
 
@@ -56,4 +57,56 @@ export function replyRecorder(server: TestServer) {
       }
     },
   };
+}
+
+type Fetcher = { fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response> };
+
+async function okJsonOf<T>(response: Response, what: string): Promise<T> {
+  if (response.status !== 200) throw new Error(`${what}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+/** A one-file package archive (game.txt). */
+export async function oneFileArchive(): Promise<Uint8Array> {
+  const tree = createTree();
+  addFile(tree, 'game.txt', bytesSource(new TextEncoder().encode('the game')));
+  const packed = packArchive(tree, { compression: 0 });
+  return concatBytes(await Array.fromAsync(packed.stream as unknown as AsyncIterable<Uint8Array>));
+}
+
+/**
+ * Through the real API of a server started apart (a child process or a cluster node): a new user with a
+ * project, an itch key on the fake itch API, a deploy site `developer/game`, a one-file package (sent by
+ * `upload`, which answers its id), a version of it, and a deploy of it to the site's default channel.
+ */
+export async function startOneDeploy(
+  server: Fetcher,
+  itch: { setKey(key: string, account: FakeItchKey): void },
+  upload: (token: string, projectId: string, archive: Uint8Array) => Promise<string>,
+  developer: string,
+): Promise<{ token: string; jobId: string; jobToken: string }> {
+  const name = `deploy${Math.random().toString(36).slice(2, 8)}`;
+  const session = await okJsonOf<{ authToken: string }>(
+    await server.fetch('/api/auth/password', { method: 'POST', json: { name, password: `pw-${name}-secret`, intent: 'register' } }),
+    'register',
+  );
+  const token = session.authToken;
+  const project = await okJsonOf<{ id: string }>(await server.fetch('/api/projects', { method: 'POST', token, json: { title: 'Deploy' } }), 'project');
+  const key = itchKey();
+  itch.setKey(key, itchAccount(developer, ['game']));
+  const credential = await okJsonOf<{ id: string }>(await server.fetch('/api/users/me/deploy-credentials', { method: 'POST', token, json: { provider: 'itch', key } }), 'credential');
+  const site = await okJsonOf<{ id: string }>(
+    await server.fetch(`/api/projects/${project.id}/deploy-sites`, { method: 'POST', token, json: { credential: credential.id, site: `${developer}/game` } }),
+    'site',
+  );
+  const packageId = await upload(token, project.id, await oneFileArchive());
+  const version = await okJsonOf<{ id: string }>(
+    await server.fetch(`/api/projects/${project.id}/versions`, { method: 'POST', token, json: { title: '3.0', description: '', packages: [packageId] } }),
+    'version',
+  );
+  const started = await okJsonOf<{ jobs: { job: string; token: string }[] }>(
+    await server.fetch(`/api/projects/${project.id}/versions/${version.id}/deploy`, { method: 'POST', token, json: { site: site.id, packages: [{ package: packageId, channel: 'default' }] } }),
+    'deploy',
+  );
+  return { token, jobId: started.jobs[0]!.job, jobToken: started.jobs[0]!.token };
 }
