@@ -39,6 +39,7 @@ export type JobContext = {
   /**
    * Aborted the moment this attempt's lease is lost (another attempt took the job over, or the heartbeat
    * could not renew it before it ends): pass it to whatever waits (streams, child processes, fetch).
+   * After a stall it aborts at the event loop's next turn; assertHolds() reads the clock at once.
    */
   signal: AbortSignal;
   /** Throws JobLeaseLost once the lease is lost: call it before each step that changes something. */
