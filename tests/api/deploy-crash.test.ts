@@ -6,8 +6,8 @@ import { jobs } from '../../src/server/db/schema/index.ts';
 import { findJob } from '../../src/server/jobs/queue.ts';
 import { startChildServer, type ChildServer } from '../support/child-server.ts';
 import { installFakeButler, startFakeItchApi } from '../support/fake-itch/index.ts';
-import { sendArchive } from '../support/packages.ts';
-import { startOneDeploy } from './deploys-support.ts';
+import { processExists } from '../support/server-process.ts';
+import { sendArchiveTo, startOneDeploy, untilAnswered } from './deploys-support.ts';
 
 /**
  * Issue 18: a deploy is durable. The real server runs as a child process and is killed with SIGKILL
@@ -31,40 +31,14 @@ async function json<T>(response: Response, what: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${server?.readLog().slice(-3000)}`);
-    await Bun.sleep(50);
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs?: number) => untilAnswered(what, probe, () => server?.readLog() ?? '', timeoutMs);
 
 test('a server killed mid-upload: butler dies with it, and after the restart the deploy runs again to succeeded', async () => {
   butler.control({ mode: 'hang' });
   // A lease far longer than any stall of a busy machine: the test ends the dead server's lease itself.
   server = await startChildServer({ env: { ITCH_API_URL: itch.url, BUTLER_PATH: butler.path, JOB_POLL_MS: '50', JOB_LEASE_MS: '120000' } });
   const child = server;
-  const deploy = await startOneDeploy(
-    child,
-    itch,
-    async (token, projectId, archive) => {
-      const sent = await sendArchive(child, { token } as never, projectId, archive);
-      expect(sent.finalize.status).toBe(200);
-      return sent.id;
-    },
-    'crashdev',
-  );
+  const deploy = await startOneDeploy(child, itch, sendArchiveTo(child), 'crashdev');
   const jobId = deploy.jobId;
 
   // butler is uploading (it prints progress, then hangs): kill the server outright.
@@ -73,7 +47,7 @@ test('a server killed mid-upload: butler dies with it, and after the restart the
   expect(existsSync(folder)).toBe(true);
   butler.control({});
   await child.kill();
-  await until('butler to die with the server', () => (alive(hanging.pid) ? undefined : true), 10_000);
+  await until('butler to die with the server', () => (processExists(hanging.pid) ? undefined : true), 10_000);
 
   // What the lease's end would do after JOB_LEASE_MS, now: the dead worker's claim is over.
   await child.withDatabase((db) => db.update(jobs).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(jobs.id, jobId)));

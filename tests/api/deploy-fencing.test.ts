@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { findJob } from '../../src/server/jobs/queue.ts';
 import { startChildServer, type ChildServer } from '../support/child-server.ts';
 import { installFakeButler, startFakeItchApi } from '../support/fake-itch/index.ts';
-import { sendArchive } from '../support/packages.ts';
-import { startOneDeploy } from './deploys-support.ts';
+import { processExists, signalProcess } from '../support/server-process.ts';
+import { sendArchiveTo, startOneDeploy, untilAnswered } from './deploys-support.ts';
 
 /**
  * Issue 28: a job runs once even when its machine is starved. The server (a child process, two deploy
@@ -23,52 +23,19 @@ let server: ChildServer | undefined;
 const stopped = new Set<number>();
 
 afterAll(async () => {
-  for (const pid of stopped) signal(pid, 'SIGKILL');
+  for (const pid of stopped) signalProcess(pid, 'SIGKILL');
   await server?.stop();
   await itch.stop();
   butler.cleanup();
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-function signal(pid: number, name: NodeJS.Signals) {
-  try {
-    process.kill(pid, name);
-  } catch {
-    /* gone */
-  }
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${server?.readLog().slice(-3000)}`);
-    await Bun.sleep(50);
-  }
-}
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs?: number) => untilAnswered(what, probe, () => server?.readLog() ?? '', timeoutMs);
 
 test('a server stopped past its lease mid-upload: on SIGCONT its attempt kills its butler unpushed, and a fresh attempt deploys once', async () => {
   butler.control({ mode: 'hold' });
   server = await startChildServer({ env: { ITCH_API_URL: itch.url, BUTLER_PATH: butler.path, JOB_POLL_MS: '50', JOB_LEASE_MS: String(leaseMs), DEPLOY_WORKERS: '2' } });
   const child = server;
-  const deploy = await startOneDeploy(
-    child,
-    itch,
-    async (token, projectId, archive) => {
-      const sent = await sendArchive(child, { token } as never, projectId, archive);
-      expect(sent.finalize.status).toBe(200);
-      return sent.id;
-    },
-    'fencedev',
-  );
+  const deploy = await startOneDeploy(child, itch, sendArchiveTo(child), 'fencedev');
   const held = await until('butler uploading', () => butler.records().find((record) => record.outcome === 'hold'));
   const pid = child.pid;
   expect(pid).toBeNumber();
@@ -76,15 +43,15 @@ test('a server stopped past its lease mid-upload: on SIGCONT its attempt kills i
   // The whole machine starves: the server and its butler stop, for longer than the lease.
   for (const each of [pid!, held.pid]) {
     stopped.add(each);
-    signal(each, 'SIGSTOP');
+    signalProcess(each, 'SIGSTOP');
   }
   butler.control({}); // were the held butler to run on, it would push
   // A stopped process cannot be early: the lease has ended by its own clock once this much time passed.
   await Bun.sleep(leaseMs + 500);
-  signal(pid!, 'SIGCONT');
+  signalProcess(pid!, 'SIGCONT');
   stopped.delete(pid!);
 
-  await until('the stalled attempt to kill its butler', () => (alive(held.pid) ? undefined : true), 30_000);
+  await until('the stalled attempt to kill its butler', () => (processExists(held.pid) ? undefined : true), 30_000);
   stopped.delete(held.pid);
   const state = await until('the deploy to finish', async () => {
     const response = await child.fetch('/api/jobs', { method: 'POST', json: { tokens: [deploy.jobToken] } });

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { addFile, bytesSource, concatBytes, createTree, packArchive } from '../../src/shared/archive/index.ts';
 import type { FakeItchGame, FakeItchKey } from '../support/fake-itch/api.ts';
+import type { TestUser } from '../support/accounts.ts';
+import { sendArchive } from '../support/packages.ts';
 import type { TestServer } from '../support/server.ts';
 
 /** A well-formed itch.io API key: 40 letters and digits (spec §5). */
@@ -109,4 +111,24 @@ export async function startOneDeploy(
     'deploy',
   );
   return { token, jobId: started.jobs[0]!.job, jobToken: started.jobs[0]!.token };
+}
+
+/** startOneDeploy's upload for a server started apart: sendArchive, its finalize answering 200. */
+export function sendArchiveTo(server: Pick<TestServer, 'fetch' | 'url'>) {
+  return async (token: string, projectId: string, archive: Uint8Array): Promise<string> => {
+    const sent = await sendArchive(server, { token } as TestUser, projectId, archive);
+    if (sent.finalize.status !== 200) throw new Error(`finalize: ${sent.finalize.status} ${await sent.finalize.text()}`);
+    return sent.id;
+  };
+}
+
+/** Polls probe until it answers a value; past the deadline fails with what was awaited and the server's log end. */
+export async function untilAnswered<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, log: () => string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${log().slice(-3000)}`);
+    await Bun.sleep(50);
+  }
 }

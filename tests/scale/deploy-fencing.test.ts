@@ -5,6 +5,7 @@ import { findJob } from '../../src/server/jobs/queue.ts';
 import { startOneDeploy } from '../api/deploys-support.ts';
 import { eventually, okJson, startCluster, uploadAcross, type Cluster } from '../support/cluster.ts';
 import { installFakeButler, startFakeItchApi } from '../support/fake-itch/index.ts';
+import { processExists, signalProcess } from '../support/server-process.ts';
 
 /**
  * Issue 28: a deploy runs once even when the machine running it starves. Two server processes on one
@@ -20,28 +21,13 @@ const butler = installFakeButler({ apiUrl: itch.url, steps: 4, stepMs: 20 });
 let cluster: Cluster;
 const stopped = new Set<number>();
 
-function signal(pid: number, name: NodeJS.Signals) {
-  try {
-    process.kill(pid, name);
-  } catch {
-    /* gone */
-  }
-}
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 const deployFolders = (dataDir: string) => (existsSync(join(dataDir, 'tmp', 'deploys')) ? readdirSync(join(dataDir, 'tmp', 'deploys')) : []);
 
 beforeAll(async () => {
   cluster = await startCluster({ env: { ITCH_API_URL: itch.url, BUTLER_PATH: butler.path, JOB_LEASE_MS: String(leaseMs), DEPLOY_WORKERS: '1' } });
 }, 90_000);
 afterAll(async () => {
-  for (const pid of stopped) signal(pid, 'SIGKILL');
+  for (const pid of stopped) signalProcess(pid, 'SIGKILL');
   await cluster?.stop();
   await itch.stop();
   butler.cleanup();
@@ -66,7 +52,7 @@ test('the process holding a deploy is stopped past its lease; the other deploys 
 
   for (const pid of [first.pid!, held.pid]) {
     stopped.add(pid);
-    signal(pid, 'SIGSTOP');
+    signalProcess(pid, 'SIGSTOP');
   }
   butler.control({}); // were the held butler to run on, it would push the build a second time
   const done = await eventually(
@@ -79,9 +65,9 @@ test('the process holding a deploy is stopped past its lease; the other deploys 
   );
   expect(done).toMatchObject({ status: 'succeeded', error: null, attempts: 2 });
 
-  signal(first.pid!, 'SIGCONT');
+  signalProcess(first.pid!, 'SIGCONT');
   stopped.delete(first.pid!);
-  await eventually('the stopped attempt to kill its butler', () => !alive(held.pid), 30_000);
+  await eventually('the stopped attempt to kill its butler', () => !processExists(held.pid), 30_000);
   stopped.delete(held.pid);
   await eventually('the first process to say its attempt lost the lease', () => first.readLog().includes('job lease lost'), 30_000);
 
