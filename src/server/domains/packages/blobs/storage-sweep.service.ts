@@ -146,6 +146,7 @@ async function deleteExpiredUploads(deps: Deps, before: number): Promise<number>
 export async function sweepStorage(deps: Deps, now = Date.now(), signal?: AbortSignal): Promise<StorageSweepResult> {
   const before = now - graceMs;
   // A job whose lease was lost (signal) stops between steps: each is repeatable by the next attempt.
+  signal?.throwIfAborted();
   const expiredUploads = await deleteExpiredUploads(deps, before);
   signal?.throwIfAborted();
   const packs = await sweepPacks(deps, before);
