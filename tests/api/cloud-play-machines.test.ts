@@ -20,6 +20,21 @@ import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCl
  * by NOTIFY, and revocation.
  */
 const heartbeatSeconds = 3;
+
+/**
+ * Calls a provide call and waits until it is held (it listens for wake-ups on the database's
+ * cloud-play channel: one listener more than before), instead of guessing how long that takes.
+ */
+async function heldCall<T>(database: Parameters<typeof channelSubscriberCount>[0], call: () => Promise<T>): Promise<{ reply: Promise<T> }> {
+  const before = channelSubscriberCount(database, cloudPlayChannel);
+  const held = call();
+  const deadline = Date.now() + 30_000;
+  while (channelSubscriberCount(database, cloudPlayChannel) <= before) {
+    if (Date.now() > deadline) throw new Error('the provide call was never held');
+    await Bun.sleep(10);
+  }
+  return { reply: held };
+}
 let server: TestServer;
 let admin: TestUser;
 let project: TestProject;
@@ -209,8 +224,7 @@ describe('the long poll', () => {
     const created = await offeredSession(agent);
 
     const timed = async (act: () => Promise<unknown>) => {
-      const held = agent.provide({ wait: true });
-      await Bun.sleep(300); // the call is held by now
+      const { reply: held } = await heldCall(server.deps.database, () => agent.provide({ wait: true }));
       const acted = performance.now();
       await act();
       const reply = await held;
@@ -238,8 +252,7 @@ describe('the long poll', () => {
     const agent = await addMachine(server, admin);
     const before = channelSubscriberCount(server.deps.database, cloudPlayChannel);
     const controller = new AbortController();
-    const held = agent.provide({ wait: true, signal: controller.signal }).catch((error: unknown) => error);
-    await Bun.sleep(200);
+    const { reply: held } = await heldCall(server.deps.database, () => agent.provide({ wait: true, signal: controller.signal }).catch((error: unknown) => error));
     expect(channelSubscriberCount(server.deps.database, cloudPlayChannel)).toBe(before + 1);
     controller.abort();
     await held;
@@ -253,8 +266,7 @@ describe('revocation', () => {
   test("the agent's held call and its next call are wrong_auth; its sessions end (machine_revoked); others take the players", async () => {
     const agent = await addMachine(server, admin, { capacity: 2 });
     const created = await offeredSession(agent);
-    const held = agent.provideRaw({ wait: true });
-    await Bun.sleep(300);
+    const { reply: held } = await heldCall(server.deps.database, () => agent.provideRaw({ wait: true }));
     const revoked = performance.now();
     await server.trpc(admin.token).admin.cloudMachines.revoke.mutate({ machine: agent.id });
     const answer = await held;
@@ -318,8 +330,7 @@ if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database
       there.report(mine.id, 'offered', { offer: offerText('there') });
       await there.provide();
       const token = sessions.find((session) => session.session === mine.id)!.token;
-      const held = there.provide({ wait: true });
-      await Bun.sleep(300);
+      const { reply: held } = await heldCall(other.database, () => there.provide({ wait: true }));
       const connected = performance.now();
       expect((await player(server, token).connect('v=0 across')).status).toBe(200);
       expect((await held).work).toEqual([{ kind: 'answer', session: mine.id, sdp: 'v=0 across' }]);

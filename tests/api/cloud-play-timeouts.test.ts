@@ -1,21 +1,28 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test';
 import { eq, sql } from 'drizzle-orm';
-import { cloudSessions, jobs } from '../../src/server/db/schema/index.ts';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+import { cloudMachines, cloudSessions, instanceFacts, jobs } from '../../src/server/db/schema/index.ts';
 import { cloudPlaySweepJob } from '../../src/server/domains/cloud-play/cloud-play-sweep.job.ts';
 import { serverJobs } from '../../src/server/jobs-list.ts';
-import type { CreatedCloudSession, MachineWork } from '../../src/shared/schemas/cloud-play.ts';
+import type { CreatedCloudSession } from '../../src/shared/schemas/cloud-play.ts';
 import { type TestUser } from '../support/accounts.ts';
 import { offerText, type CloudAgentClient } from '../support/cloud-agent-client.ts';
 import { type TestProject } from '../support/projects.ts';
 import { type TestServer } from '../support/server.ts';
-import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld, waitForStatus } from './cloud-play-support.ts';
+import { addMachine, createSession, fullMachine, newCloudPlayer, player, resetCloudPlay, startCloudPlayWorld } from './cloud-play-support.ts';
+import { directJobContext } from '../support/job-context.ts';
 
 /**
- * Cloud play's deadlines with short settings (CONNECT 2 s, MACHINE_TIMEOUT 1.5 s, HEARTBEAT 0.5 s):
- * a machine that stops calling is lost (its sessions end machine_lost, the player sees it, the machine
- * is freed), an offer nobody answers ends not_connected, a session no machine takes ends no_machine,
- * the time limit, the agent's own endings, lost replies handed again, and the periodic sweep.
+ * Cloud play's deadlines (CONNECT 60 s, MACHINE_TIMEOUT 60 s, HEARTBEAT 20 s): a machine that stops
+ * calling is lost (its sessions end machine_lost, the player sees it, the machine is freed), an offer
+ * nobody answers ends not_connected, a session no machine takes ends no_machine, the time limit, the
+ * agent's own endings, lost replies handed again, and the periodic sweep. The deadlines are long, so a
+ * busy machine never passes one by accident between two calls; a test makes time pass for the one it
+ * means by moving that moment back in the database (elapse()), whose clock every deadline is read by.
  */
+const connectSeconds = 60;
+const machineTimeoutSeconds = 60;
+const heartbeatSeconds = 20;
 let server: TestServer;
 let admin: TestUser;
 let project: TestProject;
@@ -23,9 +30,9 @@ let game: string;
 
 beforeAll(async () => {
   ({ server, admin, project, game } = await startCloudPlayWorld({
-    CLOUD_PLAY_CONNECT_SECONDS: '2',
-    CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: '1.5',
-    CLOUD_PLAY_HEARTBEAT_SECONDS: '0.5',
+    CLOUD_PLAY_CONNECT_SECONDS: String(connectSeconds),
+    CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: String(machineTimeoutSeconds),
+    CLOUD_PLAY_HEARTBEAT_SECONDS: String(heartbeatSeconds),
     // Inits answer at once here (their hold has its own file: cloud-play-init-hold.test.ts).
     CLOUD_PLAY_INIT_HOLD_SECONDS: '0',
     // The periodic sweep is run by hand here (its own test).
@@ -37,15 +44,20 @@ afterEach(() => resetCloudPlay(server));
 
 const newPlayer = () => newCloudPlayer(server, project);
 
-/** The agent calls every 200 ms for ms milliseconds (staying alive); returns the work it got. */
-async function keepCalling(agent: CloudAgentClient, ms: number): Promise<MachineWork[]> {
-  const work: MachineWork[] = [];
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    work.push(...(await agent.provide()).work);
-    await Bun.sleep(200);
+/**
+ * `seconds` pass for the given moments of one row (a session's or a machine's), by the database clock:
+ * they are moved back. The serving clock's "serving since" goes back further, as on an instance that
+ * served throughout (the sweep counts no wait from before it: serving-clock.ts).
+ */
+async function elapse(seconds: number, row: { session: string; columns: AnyPgColumn[] } | { machine: string }): Promise<void> {
+  const back = (column: AnyPgColumn) => sql`${column} - ${`${seconds} seconds`}::interval`;
+  await server.deps.db.update(instanceFacts).set({ servingSince: sql`now() - interval '1 day'` });
+  if ('machine' in row) {
+    await server.deps.db.update(cloudMachines).set({ lastSeenAt: back(cloudMachines.lastSeenAt) }).where(eq(cloudMachines.id, row.machine));
+    return;
   }
-  return work;
+  const set = Object.fromEntries(row.columns.map((column) => [Object.entries(cloudSessions).find(([, value]) => value === column)![0], back(column)]));
+  await server.deps.db.update(cloudSessions).set(set).where(eq(cloudSessions.id, row.session));
 }
 
 async function sessionOn(agent: CloudAgentClient, state: 'preparing' | 'offered' | 'playing'): Promise<CreatedCloudSession> {
@@ -69,7 +81,7 @@ describe('a machine that stops calling', () => {
     const agent = await addMachine(server, admin, { capacity: 1 });
     const created = await sessionOn(agent, 'playing');
     // Silence past CLOUD_PLAY_MACHINE_TIMEOUT_SECONDS: the player's next call says so.
-    await Bun.sleep(1700);
+    await elapse(machineTimeoutSeconds + 1, { machine: agent.id });
     expect((await player(server, created.token).state()).body).toEqual({ status: 'errored', reason: 'machine_lost' });
     expect((await player(server, created.token).init()).body).toMatchObject({ code: 'not_found', details: { reason: 'machine_lost' } });
     const listed = (await server.trpc(admin.token).admin.cloudMachines.list.query()).find((machine) => machine.id === agent.id);
@@ -92,7 +104,10 @@ describe('a machine that stops calling', () => {
     const kept = await sessionOn(agent, 'preparing');
     const forgotten = await sessionOn(agent, 'preparing');
     agent.report(forgotten.session, undefined);
-    await keepCalling(agent, 1800);
+    await agent.provide(); // reports the kept one only
+    // A machine timeout without a report of the forgotten one, while the kept one is reported on each call.
+    await elapse(machineTimeoutSeconds + 1, { session: forgotten.session, columns: [cloudSessions.heartbeatAt, cloudSessions.startSentAt, cloudSessions.assignedAt] });
+    await agent.provide();
     expect((await player(server, forgotten.token).state()).body).toEqual({ status: 'errored', reason: 'machine_lost' });
     expect((await player(server, kept.token).state()).body).toEqual({ status: 'assigned', reason: null });
   });
@@ -102,7 +117,8 @@ describe('connecting in time', () => {
   test('an offer nobody answers ends not_connected; the agent hears the stop', async () => {
     const agent = await addMachine(server, admin);
     const created = await sessionOn(agent, 'offered');
-    const work = await keepCalling(agent, 2400);
+    await elapse(connectSeconds + 1, { session: created.session, columns: [cloudSessions.offeredAt] });
+    const work = (await agent.provide()).work;
     expect((await player(server, created.token).state()).body).toEqual({ status: 'errored', reason: 'not_connected' });
     expect(work).toContainEqual({ kind: 'stop', session: created.session, reason: 'not_connected' });
     expect((await player(server, created.token).connect()).body).toMatchObject({ code: 'not_found', details: { reason: 'not_connected' } });
@@ -114,17 +130,21 @@ describe('connecting in time', () => {
     expect((await player(server, created.token).connect()).status).toBe(200);
     expect((await agent.provide()).work.map((item) => item.kind)).toEqual(['answer']);
     agent.report(created.session, 'connecting');
-    const work = await keepCalling(agent, 2400);
+    await agent.provide();
+    await elapse(connectSeconds + 1, { session: created.session, columns: [cloudSessions.answeredAt] });
+    const work = (await agent.provide()).work;
     expect(work).toEqual([{ kind: 'stop', session: created.session, reason: 'not_connected' }]);
     expect((await player(server, created.token).state()).body).toEqual({ status: 'errored', reason: 'not_connected' });
   });
 
   test('a session no machine takes ends no_machine', async () => {
-    // The only machine online is full, and then falls silent: nothing takes the new session.
+    // The only machine online is full: nothing takes the new session.
     await fullMachine(server, admin, await newPlayer(), project.id, game);
     const created = await createSession(server, await newPlayer(), project.id, game);
     expect((await player(server, created.token).init()).status).toBe(503);
-    expect(await waitForStatus(server, created.token, ['errored'], 5000)).toEqual({ status: 'errored', reason: 'no_machine' });
+    expect((await player(server, created.token).state()).body).toEqual({ status: 'waiting', reason: null });
+    await elapse(connectSeconds + 1, { session: created.session, columns: [cloudSessions.createdAt] });
+    expect((await player(server, created.token).state()).body).toEqual({ status: 'errored', reason: 'no_machine' });
   });
 
   test('a session past CLOUD_PLAY_MAX_SECONDS ends time_limit', async () => {
@@ -171,7 +191,7 @@ describe("the agent's reports", () => {
     const created = await createSession(server, await newPlayer(), project.id, game);
     expect((await agent.provideUntilWork()).map((item) => item.kind)).toEqual(['start']);
     expect((await agent.provide()).work).toEqual([]); // not again within the heartbeat
-    await Bun.sleep(600);
+    await elapse(heartbeatSeconds + 1, { session: created.session, columns: [cloudSessions.startSentAt] });
     expect((await agent.provide()).work.map((item) => [item.kind, item.session])).toEqual([['start', created.session]]);
 
     agent.report(created.session, 'offered', { offer: offerText() });
@@ -179,13 +199,13 @@ describe("the agent's reports", () => {
     await player(server, created.token).connect('v=0 again');
     expect((await agent.provide()).work).toEqual([{ kind: 'answer', session: created.session, sdp: 'v=0 again' }]);
     expect((await agent.provide()).work).toEqual([]);
-    await Bun.sleep(600);
+    await elapse(heartbeatSeconds + 1, { session: created.session, columns: [cloudSessions.answerSentAt] });
     expect((await agent.provide()).work).toEqual([{ kind: 'answer', session: created.session, sdp: 'v=0 again' }]);
     agent.report(created.session, 'connecting');
     expect((await agent.provide()).work).toEqual([]);
-    await Bun.sleep(600);
-    // Acted on: never handed again (by now the session may have run out of connect time: a stop).
-    expect((await agent.provide()).work.filter((item) => item.kind === 'answer')).toEqual([]);
+    await elapse(heartbeatSeconds + 1, { session: created.session, columns: [cloudSessions.answerSentAt] });
+    // Acted on: never handed again.
+    expect((await agent.provide()).work).toEqual([]);
   });
 });
 
@@ -195,12 +215,12 @@ describe('the periodic sweep', () => {
     expect(cloudPlaySweepJob.everyMs).toBe(30_000);
     await fullMachine(server, admin, await newPlayer(), project.id, game);
     const created = await createSession(server, await newPlayer(), project.id, game);
-    await Bun.sleep(2100);
+    await elapse(connectSeconds + 1, { session: created.session, columns: [cloudSessions.createdAt] });
     const [before] = await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.id, created.session));
     expect(before?.status).toBe('waiting');
     await cloudPlaySweepJob.schedule(server.deps.db, 0);
     const [job] = await server.deps.db.select().from(jobs).where(eq(jobs.kind, cloudPlaySweepJob.kind));
-    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} });
+    const output = await cloudPlaySweepJob.execute(server.deps, job as never, directJobContext());
     expect(output.cloudSessionsEnded).toBeGreaterThanOrEqual(1);
     const [after] = await server.deps.db.select().from(cloudSessions).where(eq(cloudSessions.id, created.session));
     expect([after?.status, after?.reason]).toEqual(['errored', 'no_machine']);
@@ -215,7 +235,7 @@ describe('the periodic sweep', () => {
       .set({ endedAt: sql`now() - interval '8 days'` })
       .where(eq(cloudSessions.id, created.session));
     const [job] = await server.deps.db.select().from(jobs).where(eq(jobs.kind, cloudPlaySweepJob.kind));
-    const output = await cloudPlaySweepJob.execute(server.deps, job as never, { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} });
+    const output = await cloudPlaySweepJob.execute(server.deps, job as never, directJobContext());
     expect(output.cloudSessionsForgotten).toBeGreaterThanOrEqual(1);
     expect((await player(server, created.token).state()).status).toBe(404);
   });

@@ -11,6 +11,7 @@ import { photoLike } from '../support/images.ts';
 import { putPart } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { directJobContext } from '../support/job-context.ts';
 
 /**
  * Collection of content images (collect.service.ts) and the storage sweep's part for them: images a
@@ -183,7 +184,7 @@ describe('the storage sweep', () => {
 
   test('the storage_sweep job runs both sweeps', async () => {
     const { storageSweepJob } = await import('../../src/server/domains/packages/blobs/storage-sweep.job.ts');
-    const context = { jobId: 'x', workerId: 'y', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} };
+    const context = directJobContext('x');
     const output = (await storageSweepJob.execute(server.deps, { payload: {} } as never, context)) as Record<string, unknown>;
     expect(output).toMatchObject({ chunks: expect.any(Number), contentImages: { orphans: expect.any(Number), parts: expect.any(Number), stale: expect.any(Number) } });
   });

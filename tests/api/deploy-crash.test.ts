@@ -1,18 +1,19 @@
 import { afterAll, expect, test } from 'bun:test';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { addFile, bytesSource, concatBytes, createTree, packArchive } from '../../src/shared/archive/index.ts';
-import type { StartedDeploy } from '../../src/shared/schemas/deploy.ts';
+import { eq, sql } from 'drizzle-orm';
+import { jobs } from '../../src/server/db/schema/index.ts';
 import { findJob } from '../../src/server/jobs/queue.ts';
 import { startChildServer, type ChildServer } from '../support/child-server.ts';
 import { installFakeButler, startFakeItchApi } from '../support/fake-itch/index.ts';
-import { sendArchive } from '../support/packages.ts';
-import { itchAccount, itchKey } from './deploys-support.ts';
+import { processExists } from '../support/server-process.ts';
+import { sendArchiveTo, startOneDeploy, untilAnswered } from './deploys-support.ts';
 
 /**
  * Issue 18: a deploy is durable. The real server runs as a child process and is killed with SIGKILL
  * while butler uploads; butler dies with it (it never pushes on alone), and after the restart the job's
- * lease ends, another worker runs it afresh to succeeded, and its private folder is gone.
+ * lease ends, another worker runs it afresh to succeeded, and its private folder is gone. The lease is
+ * long (a busy machine never loses it by a slow heartbeat) and its end is written while the server is down.
  */
 
 const itch = startFakeItchApi({ keys: {} });
@@ -30,58 +31,15 @@ async function json<T>(response: Response, what: string): Promise<T> {
   return (await response.json()) as T;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${server?.readLog().slice(-3000)}`);
-    await Bun.sleep(50);
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const until = <T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs?: number) => untilAnswered(what, probe, () => server?.readLog() ?? '', timeoutMs);
 
 test('a server killed mid-upload: butler dies with it, and after the restart the deploy runs again to succeeded', async () => {
   butler.control({ mode: 'hang' });
-  server = await startChildServer({ env: { ITCH_API_URL: itch.url, BUTLER_PATH: butler.path, JOB_POLL_MS: '50', JOB_LEASE_MS: '1500' } });
+  // A lease far longer than any stall of a busy machine: the test ends the dead server's lease itself.
+  server = await startChildServer({ env: { ITCH_API_URL: itch.url, BUTLER_PATH: butler.path, JOB_POLL_MS: '50', JOB_LEASE_MS: '120000' } });
   const child = server;
-  const name = `deploy${Math.random().toString(36).slice(2, 8)}`;
-  const session = await json<{ authToken: string }>(
-    await child.fetch('/api/auth/password', { method: 'POST', json: { name, password: `pw-${name}-secret`, intent: 'register' } }),
-    'register',
-  );
-  const token = session.authToken;
-  const project = await json<{ id: string }>(await child.fetch('/api/projects', { method: 'POST', token, json: { title: 'Deploy crash' } }), 'project');
-  const key = itchKey();
-  itch.setKey(key, itchAccount('crashdev', ['game']));
-  const credential = await json<{ id: string }>(await child.fetch('/api/users/me/deploy-credentials', { method: 'POST', token, json: { provider: 'itch', key } }), 'credential');
-  const site = await json<{ id: string }>(
-    await child.fetch(`/api/projects/${project.id}/deploy-sites`, { method: 'POST', token, json: { credential: credential.id, site: 'crashdev/game' } }),
-    'site',
-  );
-  const tree = createTree();
-  addFile(tree, 'game.txt', bytesSource(new TextEncoder().encode('the game')));
-  const packed = packArchive(tree, { compression: 0 });
-  const archive = concatBytes(await Array.fromAsync(packed.stream as unknown as AsyncIterable<Uint8Array>));
-  const sent = await sendArchive(child, { token } as never, project.id, archive);
-  expect(sent.finalize.status).toBe(200);
-  const version = await json<{ id: string }>(
-    await child.fetch(`/api/projects/${project.id}/versions`, { method: 'POST', token, json: { title: '3.0', description: '', packages: [sent.id] } }),
-    'version',
-  );
-  const started = await json<StartedDeploy>(
-    await child.fetch(`/api/projects/${project.id}/versions/${version.id}/deploy`, { method: 'POST', token, json: { site: site.id, packages: [{ package: sent.id, channel: 'default' }] } }),
-    'deploy',
-  );
-  const jobId = started.jobs[0]!.job;
+  const deploy = await startOneDeploy(child, itch, sendArchiveTo(child), 'crashdev');
+  const jobId = deploy.jobId;
 
   // butler is uploading (it prints progress, then hangs): kill the server outright.
   const hanging = await until('butler uploading', () => butler.records().find((record) => record.outcome === 'hang'));
@@ -89,14 +47,13 @@ test('a server killed mid-upload: butler dies with it, and after the restart the
   expect(existsSync(folder)).toBe(true);
   butler.control({});
   await child.kill();
-  await until('butler to die with the server', () => (alive(hanging.pid) ? undefined : true), 10_000);
+  await until('butler to die with the server', () => (processExists(hanging.pid) ? undefined : true), 10_000);
 
+  // What the lease's end would do after JOB_LEASE_MS, now: the dead worker's claim is over.
+  await child.withDatabase((db) => db.update(jobs).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(jobs.id, jobId)));
   await child.restart();
   const done = await until('the deploy to finish after the restart', async () => {
-    const state = await json<{ status: string; error: string | null }[]>(
-      await child.fetch('/api/jobs', { method: 'POST', json: { tokens: [started.jobs[0]!.token] } }),
-      'job state',
-    );
+    const state = await json<{ status: string; error: string | null }[]>(await child.fetch('/api/jobs', { method: 'POST', json: { tokens: [deploy.jobToken] } }), 'job state');
     return state[0]!.status === 'succeeded' || state[0]!.status === 'errored' ? state[0] : undefined;
   }, 60_000);
   expect(done).toMatchObject({ status: 'succeeded', error: null });

@@ -233,3 +233,68 @@ describe('worker', () => {
     expect((await findJob(server.deps.db, after!.id))!.status).toBe('queued');
   });
 });
+
+describe('fencing by attempt', () => {
+  test('a run whose process stalls past its lease finds it lost (signal, writes refused), records nothing, and a fresh attempt runs the job', async () => {
+    const kind = freshKind();
+    const leaseMs = 1000;
+    const seen: { attempt: number; checkAfterStall?: string; abortedAfterStall?: boolean; writeAfterStall?: string }[] = [];
+    const worker = startJobWorker(
+      server.deps,
+      [
+        {
+          kind,
+          execute: async (_deps: Deps, _job: unknown, context: JobContext) => {
+            const run: (typeof seen)[number] = { attempt: context.attempt };
+            seen.push(run);
+            if (context.attempt > 1) return { attempt: context.attempt };
+            // The process stalls (no timer, no heartbeat runs) for longer than the lease: a busy loop.
+            const until = performance.now() + leaseMs * 1.5;
+            while (performance.now() < until) {
+              /* starved */
+            }
+            // No timer ran yet: the check reads the monotonic clock itself, and aborts the signal.
+            try {
+              context.assertHolds();
+              run.checkAfterStall = 'holds';
+            } catch (error) {
+              run.checkAfterStall = (error as Error).name;
+            }
+            run.abortedAfterStall = context.signal.aborted;
+            run.writeAfterStall = await context.setStage('after the stall').then(
+              () => 'written',
+              (error: Error) => error.name,
+            );
+            return { attempt: context.attempt };
+          },
+        },
+      ],
+      { pollMs: 20, leaseMs },
+    );
+    try {
+      const job = await enqueueJob(server.deps.db, { kind, payload: {} });
+      server.deps.jobSignal.notify();
+      const done = await waitForJob(job!.id);
+      expect(seen[0]).toEqual({ attempt: 1, checkAfterStall: 'JobLeaseLost', abortedAfterStall: true, writeAfterStall: 'JobLeaseLost' });
+      // Attempt 2 succeeds (a later one only if this busy machine starved attempt 2 past its lease too).
+      const last = seen.at(-1)!.attempt;
+      expect(last).toBeGreaterThanOrEqual(2);
+      expect(done).toMatchObject({ status: 'succeeded', attempts: last, output: { attempt: last }, stage: null });
+    } finally {
+      await worker.stop();
+    }
+  });
+
+  test("a claim's writes are fenced by its attempt: the same worker id with an earlier attempt changes nothing", async () => {
+    const kind = freshKind();
+    const queued = await enqueueJob(server.deps.db, { kind, payload: {} });
+    const first = await claimJob(server.deps.db, { workerId: 'w', kinds: [kind], leaseMs: 1 });
+    await server.deps.db.update(jobs).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(jobs.id, queued!.id));
+    const second = await claimJob(server.deps.db, { workerId: 'w', kinds: [kind], leaseMs: 60_000 });
+    expect([first?.attempts, second?.attempts]).toEqual([1, 2]);
+    expect(await setJobProgress(server.deps.db, { id: queued!.id, workerId: 'w', attempt: 1, progress: 0.9 })).toBe(false);
+    expect(await completeJob(server.deps.db, { id: queued!.id, workerId: 'w', attempt: 1, output: { from: 1 } })).toBe(false);
+    expect(await completeJob(server.deps.db, { id: queued!.id, workerId: 'w', attempt: 2, output: { from: 2 } })).toBe(true);
+    expect(await findJob(server.deps.db, queued!.id)).toMatchObject({ status: 'succeeded', output: { from: 2 }, progress: null });
+  });
+});

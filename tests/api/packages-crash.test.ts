@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { addFile, bytesSource, concatBytes, createTree, encodeIndex, packArchive, toHex, type ArchiveIndex } from '../../src/shared/archive/index.ts';
 import type { Package, UploadInfo } from '../../src/shared/schemas/packages.ts';
-import { storedChunks } from '../../src/server/db/schema/index.ts';
+import { eq, sql } from 'drizzle-orm';
+import { jobs, storedChunks } from '../../src/server/db/schema/index.ts';
 import { findJob } from '../../src/server/jobs/queue.ts';
 import { startChildServer, type ChildServer } from '../support/child-server.ts';
 import { sha1Hex, splitParts } from '../support/packages.ts';
@@ -275,7 +276,8 @@ describe('crash safety of package uploads (the server process is killed with SIG
   }, crashTestTimeoutMs);
 
   test('killed during the resolve job: after its lease ends the restarted worker takes it again and the patch becomes ready', async () => {
-    const child = await start({ JOB_LEASE_MS: '1500' });
+    // A lease far longer than any stall of a busy machine: the test ends the dead server's lease itself.
+    const child = await start({ JOB_LEASE_MS: '120000' });
     const owner = await setUp(child);
     // A big base: the job looks up its ~4300 chunks twice, combines their CRC-32s into the files' (one per
     // small file) and records them all (small files are a chunk each: enough work that the job is still
@@ -301,6 +303,8 @@ describe('crash safety of package uploads (the server process is killed with SIG
     await child.kill();
     expect(seen).toBe('resolving');
 
+    // What the lease's end would do after JOB_LEASE_MS, now: the dead worker's claim is over.
+    await child.withDatabase((db) => db.update(jobs).set({ lockedUntil: sql`now() - interval '1 second'` }).where(eq(jobs.id, job)));
     await child.restart();
     const ready = await waitFor('the patch to become ready after the restart', async () => {
       const pkg = await getPackage(child, owner, patchUpload.id);

@@ -9,6 +9,7 @@ import { registerUser, type TestUser } from '../support/accounts.ts';
 import { keysUnder, uploadPackage } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { directJobContext } from '../support/job-context.ts';
 
 /**
  * A backup (`cartridge admin backup`) holds the chunk-store lock shared on its own connection from its
@@ -84,13 +85,7 @@ test.skipIf(!onPostgres)('a deleted package is collected after the backup, not d
 
     // The storage sweep leaves its deletions to its next run and says so.
     await server.deps.storage.put('packages/ghost-of-a-package/index', new Uint8Array(3));
-    const swept = await storageSweepJob.execute(server.deps, { id: 'x', kind: 'storage_sweep', payload: {} } as never, {
-      jobId: 'x',
-      workerId: 'test',
-      setProgress: async () => {},
-      setStage: async () => {},
-      appendLog: async () => {},
-    });
+    const swept = await storageSweepJob.execute(server.deps, { id: 'x', kind: 'storage_sweep', payload: {} } as never, directJobContext('x'));
     expect((swept as { leftForNextRun?: string }).leftForNextRun).toContain('a backup holds the chunk store');
     expect(await keysUnder(server, 'packages/ghost-of-a-package/')).toEqual(['packages/ghost-of-a-package/index']);
   } finally {

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
+import { and, eq } from 'drizzle-orm';
 import { crc32 } from 'node:zlib';
 import { fromHex, readAllFiles, readArchive, walkEntries } from '../../src/shared/archive/index.ts';
 import { readStoredZipCrcs, zipCrcKey } from '../../src/server/domains/packages/downloads/zip/crc.ts';
 import { openArchiveStream, readPackageIndex } from '../../src/server/domains/packages/records/package-content.ts';
+import { jobs } from '../../src/server/db/schema/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createPackageRecord, packFiles, putPart, splitParts, uploadPackage, waitForJob } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
@@ -67,7 +69,9 @@ describe('patches and resolve', () => {
     const version = await server.fetch(`/api/projects/${project.id}/versions`, { method: 'POST', token: owner.token, json: { title: 'v', packages: [id] } });
     expect(version.status).toBe(200);
     expect((await server.fetch(`/api/projects/${project.id}/packages/${base.id}`, { method: 'DELETE', token: owner.token })).status).toBe(200);
-    await Bun.sleep(300);
+    // The base's collection has run (not a guess at how long it takes): what it deleted is not the patch's.
+    const [collection] = await server.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'chunk_gc'), eq(jobs.dedupeKey, `package:${base.id}`)));
+    expect(await waitForJob(server, collection!.id)).toMatchObject({ status: 'succeeded' });
     const again = await readAllFiles(await readArchive(await openArchiveStream(server.deps, id)));
     expect(again.get('game.bin')).toEqual(big(1));
     // Resolving a ready package again answers at once; the helper factory does it all.

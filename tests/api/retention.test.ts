@@ -9,6 +9,7 @@ import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createProject, makeTeam, type Team } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { trpcFailureStatus } from '../support/trpc-failure.ts';
+import { directJobContext } from '../support/job-context.ts';
 
 const day = 86_400;
 
@@ -355,7 +356,7 @@ describe('effective retention and the job', () => {
     await createBranch(quiet, withBranches, 'main');
     const withoutBranches = { project: await createProject(quiet, withBranches.owner) };
     const job = { id: 'sweep', kind: 'retention_sweep', payload: {} } as Job;
-    const context = { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} };
+    const context = directJobContext();
     // The hourly housekeeping is two jobs: the retention sweep and the queue forgetting finished jobs.
     const sweepHourly = async () => ({
       ...(await retentionSweepJob.execute(quiet.deps, job, context)),

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/server/config.ts';
 import { startServer } from '../../src/server/serve.ts';
 import { registerUser } from '../support/accounts.ts';
 import { secondProcessEnv, startTestServer, type TestServer } from '../support/server.ts';
+import { directJobContext } from '../support/job-context.ts';
 
 /** Small limits keep the test quick; the defaults (10 per account, 50 per address) are the same code. */
 const perAccount = 3;
@@ -124,7 +125,7 @@ test('the hourly sweep forgets counters whose window ended, and only those', asy
     { key: 'account:sweep-new', failures: 2, windowStartedAt: new Date() },
   ]);
   const job = { id: 'sweep', kind: forgetSignInCountersJob.kind, payload: {} } as Job;
-  const result = await forgetSignInCountersJob.execute(server.deps, job, { jobId: 'test', workerId: 'test', setProgress: async () => {}, setStage: async () => {}, appendLog: async () => {} });
+  const result = await forgetSignInCountersJob.execute(server.deps, job, directJobContext());
   expect(result.signInCountersForgotten).toBeGreaterThanOrEqual(2);
   const left = await server.deps.db
     .select({ key: signInFailures.key })

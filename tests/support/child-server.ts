@@ -18,6 +18,8 @@ export type ChildServer = {
   fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   /** True while the current process runs. */
   readonly running: boolean;
+  /** The current process's pid (to stop and continue it: SIGSTOP, SIGCONT), undefined while it is down. */
+  readonly pid: number | undefined;
   /** kill -9, and wait until the process is gone. */
   kill(): Promise<void>;
   /** Starts the process again (after kill) and waits for /health. */
@@ -89,6 +91,9 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
     dataDir,
     get running() {
       return child.running;
+    },
+    get pid() {
+      return child.pid;
     },
     fetch: (path, init) => fetchAt(url, path, init),
     kill: () => child.kill(),

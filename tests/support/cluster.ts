@@ -55,6 +55,8 @@ export type ClusterNode = {
   /** Its JSON log lines. */
   logEntries(): LogEntry[];
   readonly running: boolean;
+  /** The current process's pid (to stop and continue it: SIGSTOP, SIGCONT), undefined while it is down. */
+  readonly pid: number | undefined;
   /** SIGTERM (a clean stop) and wait for the process to exit. */
   stop(): Promise<void>;
   /** Stops it (SIGTERM) if it runs, then starts it again on the same ports, DATA_DIR and variables. */
@@ -188,6 +190,9 @@ export async function startNode(spec: NodeSpec, startTimeoutMs = 60_000): Promis
     },
     get running() {
       return child.running;
+    },
+    get pid() {
+      return child.pid;
     },
     stop,
     async restart() {

@@ -105,3 +105,22 @@ export function serverProcess(options: { name: string; url: string; dataDir: str
     },
   };
 }
+
+/** Whether a process of this pid still exists (a stopped one does). */
+export function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends a signal (SIGSTOP, SIGCONT, SIGKILL) to a process that may be gone already. */
+export function signalProcess(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    /* gone */
+  }
+}

@@ -20,13 +20,31 @@ import { enqueueJob, type EnqueueOptions, type Job } from './queue.ts';
  * The payload is checked against the schema when queued (a bug: it throws) and when claimed (a row
  * written by an older release that no longer fits fails that job for good, with the reason).
  * A job's module imports the run's code, so that code must never import the job module back.
+ *
+ * A run holds its job by a lease that the worker renews (lease.ts). Once the lease is lost (the process
+ * was stopped or starved past it, and another worker may already run the job as a new attempt) the run
+ * must stop before it touches anything: context.signal aborts, context.assertHolds() and every context
+ * write throw JobLeaseLost, and the worker records nothing for that attempt. So a run checks the
+ * signal (or calls assertHolds()) before each step with an effect outside its own rows (a file
+ * written or removed, a blob deleted, a program started), passes the signal to what it waits on, and
+ * keeps its scratch files in a place of its own attempt (deploy-folders.ts), never of the job.
  */
 
 /** What a run may do besides returning its output (stored as the job's jsonb output). */
 export type JobContext = {
   jobId: string;
   workerId: string;
-  /** 0..1; ignored once the lease is lost. */
+  /** This claim's attempt number, its fencing token: every write of the run is conditional on workerId and it. */
+  attempt: number;
+  /**
+   * Aborted the moment this attempt's lease is lost (another attempt took the job over, or the heartbeat
+   * could not renew it before it ends): pass it to whatever waits (streams, child processes, fetch).
+   * After a stall it aborts at the event loop's next turn; assertHolds() reads the clock at once.
+   */
+  signal: AbortSignal;
+  /** Throws JobLeaseLost once the lease is lost: call it before each step that changes something. */
+  assertHolds(): void;
+  /** 0..1. These three write only while the lease holds; after that they throw JobLeaseLost. */
   setProgress(progress: number): Promise<void>;
   /** What the job does now, in its kind's words (streamed with its progress); progress too when given. */
   setStage(stage: string, progress?: number | null): Promise<void>;

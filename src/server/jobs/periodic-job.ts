@@ -29,6 +29,7 @@ export function definePeriodicJob<Kind extends string, Output>(definition: {
     run: async (deps, _payload, context) => {
       // The successor is queued first, so a failure below cannot end the chain. While this run is not
       // 'queued' the successor can be; a process starting meanwhile queues no second one (dedupe key).
+      context.assertHolds();
       await schedule(deps.db);
       return definition.run(deps, context);
     },

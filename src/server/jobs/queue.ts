@@ -94,15 +94,25 @@ export async function claimJob(db: Executor, options: ClaimOptions): Promise<Job
   return row;
 }
 
-/** Only the lease holder finishes a job: a worker whose lease ended and was taken over changes nothing. */
-const heldBy = (id: string, workerId: string) => and(eq(jobs.id, id), eq(jobs.status, 'running'), eq(jobs.lockedBy, workerId));
+/**
+ * Which claim a write comes from: the worker and the claim's attempt number (its fencing token: every
+ * claim, a takeover too, counts one up). The worker always passes the attempt.
+ */
+export type JobHold = { id: string; workerId: string; attempt?: number };
+
+/**
+ * Only the lease holder writes to or finishes a job: an attempt whose lease ended and was taken over
+ * (by another worker, or by its own worker id claiming it again) changes nothing.
+ */
+const heldBy = (hold: JobHold) =>
+  and(eq(jobs.id, hold.id), eq(jobs.status, 'running'), eq(jobs.lockedBy, hold.workerId), hold.attempt === undefined ? undefined : eq(jobs.attempts, hold.attempt));
 
 /** Marks the job succeeded with its output; false when workerId no longer holds it. */
-export async function completeJob(db: Executor, input: { id: string; workerId: string; output: unknown }): Promise<boolean> {
+export async function completeJob(db: Executor, input: JobHold & { output: unknown }): Promise<boolean> {
   const updated = await db
     .update(jobs)
     .set({ status: 'succeeded', output: input.output ?? null, error: null, lockedBy: null, lockedUntil: null, finishedAt: sql`now()` })
-    .where(heldBy(input.id, input.workerId))
+    .where(heldBy(input))
     .returning({ id: jobs.id });
   if (updated.length === 0) return false;
   await publishJobUpdate(db, input.id);
@@ -117,7 +127,7 @@ export async function completeJob(db: Executor, input: { id: string; workerId: s
  */
 export async function failJob(
   db: Executor,
-  input: { id: string; workerId: string; error: string; retryDelayMs?: number; permanent?: boolean },
+  input: JobHold & { error: string; retryDelayMs?: number; permanent?: boolean },
 ): Promise<'queued' | 'errored' | undefined> {
   const retry = input.permanent
     ? sql`false`
@@ -137,7 +147,7 @@ export async function failJob(
       lockedBy: null,
       lockedUntil: null,
     })
-    .where(heldBy(input.id, input.workerId))
+    .where(heldBy(input))
     .returning({ status: jobs.status });
   if (!row) return undefined;
   await publishJobUpdate(db, input.id);
@@ -148,7 +158,7 @@ export async function failJob(
  * A run that could not proceed now (JobDeferred): queued again after delayMs, its claim not counted as
  * an attempt; the reason is kept as its error until it runs. False when workerId no longer holds it.
  */
-export async function deferJob(db: Executor, input: { id: string; workerId: string; reason: string; delayMs: number }): Promise<boolean> {
+export async function deferJob(db: Executor, input: JobHold & { reason: string; delayMs: number }): Promise<boolean> {
   const updated = await db
     .update(jobs)
     .set({
@@ -159,7 +169,23 @@ export async function deferJob(db: Executor, input: { id: string; workerId: stri
       lockedBy: null,
       lockedUntil: null,
     })
-    .where(heldBy(input.id, input.workerId))
+    .where(heldBy(input))
+    .returning({ id: jobs.id });
+  if (updated.length === 0) return false;
+  await publishJobUpdate(db, input.id);
+  return true;
+}
+
+/**
+ * An attempt that stopped because it could not renew its lease in time gives the job back at once if
+ * no other claim took it meanwhile: queued now for a fresh attempt (the claim stays counted). False
+ * when the claim no longer holds it.
+ */
+export async function releaseJob(db: Executor, input: JobHold & { reason: string }): Promise<boolean> {
+  const updated = await db
+    .update(jobs)
+    .set({ status: 'queued', runAt: sql`now()`, error: input.reason.slice(0, 4000), lockedBy: null, lockedUntil: null })
+    .where(heldBy(input))
     .returning({ id: jobs.id });
   if (updated.length === 0) return false;
   await publishJobUpdate(db, input.id);
@@ -167,18 +193,18 @@ export async function deferJob(db: Executor, input: { id: string; workerId: stri
 }
 
 /** Progress 0..1 of a running job; GET /api/jobs streams it as a job_updated event. */
-export async function setJobProgress(db: Executor, input: { id: string; workerId: string; progress: number }): Promise<boolean> {
+export async function setJobProgress(db: Executor, input: JobHold & { progress: number }): Promise<boolean> {
   const progress = Math.min(1, Math.max(0, input.progress));
-  const updated = await db.update(jobs).set({ progress }).where(heldBy(input.id, input.workerId)).returning({ id: jobs.id });
+  const updated = await db.update(jobs).set({ progress }).where(heldBy(input)).returning({ id: jobs.id });
   if (updated.length === 0) return false;
   await publishJobUpdate(db, input.id);
   return true;
 }
 
 /** A running job's stage (and progress, when given); false when workerId no longer holds it. */
-export async function setJobStage(db: Executor, input: { id: string; workerId: string; stage: string; progress?: number | null }): Promise<boolean> {
+export async function setJobStage(db: Executor, input: JobHold & { stage: string; progress?: number | null }): Promise<boolean> {
   const progress = input.progress === undefined ? {} : { progress: input.progress === null ? null : Math.min(1, Math.max(0, input.progress)) };
-  const updated = await db.update(jobs).set({ stage: input.stage, ...progress }).where(heldBy(input.id, input.workerId)).returning({ id: jobs.id });
+  const updated = await db.update(jobs).set({ stage: input.stage, ...progress }).where(heldBy(input)).returning({ id: jobs.id });
   if (updated.length === 0) return false;
   await publishJobUpdate(db, input.id);
   return true;
@@ -188,7 +214,7 @@ export async function setJobStage(db: Executor, input: { id: string; workerId: s
  * Appends lines to a running job's log, keeping the newest maxJobLogLines (each cut to
  * maxJobLogLineLength characters, control characters but tabs removed); logCount counts them all.
  */
-export async function appendJobLog(db: Executor, input: { id: string; workerId: string; lines: readonly string[] }): Promise<boolean> {
+export async function appendJobLog(db: Executor, input: JobHold & { lines: readonly string[] }): Promise<boolean> {
   const lines = input.lines.map(cleanLogLine).slice(-maxJobLogLines);
   if (lines.length === 0) return true;
   const appended = sql`(${jobs.log} || ${JSON.stringify(lines)}::jsonb)`;
@@ -200,7 +226,7 @@ export async function appendJobLog(db: Executor, input: { id: string; workerId: 
         where ordinality > jsonb_array_length(${appended}) - ${maxJobLogLines})`,
       logCount: sql`${jobs.logCount} + ${lines.length}`,
     })
-    .where(heldBy(input.id, input.workerId))
+    .where(heldBy(input))
     .returning({ id: jobs.id });
   if (updated.length === 0) return false;
   await publishJobUpdate(db, input.id);
@@ -214,11 +240,11 @@ function cleanLogLine(line: string): string {
 }
 
 /** Extends the lease of a job still held by workerId (the worker's heartbeat while a handler runs). */
-export async function extendJobLease(db: Executor, input: { id: string; workerId: string; leaseMs: number }): Promise<boolean> {
+export async function extendJobLease(db: Executor, input: JobHold & { leaseMs: number }): Promise<boolean> {
   const updated = await db
     .update(jobs)
     .set({ lockedUntil: sql`now() + ${milliseconds(input.leaseMs)}` })
-    .where(heldBy(input.id, input.workerId))
+    .where(heldBy(input))
     .returning({ id: jobs.id });
   return updated.length > 0;
 }

@@ -2,14 +2,15 @@ import type { Deps } from '../deps.ts';
 import { newId } from '../db/ids.ts';
 import { AppError } from '../errors.ts';
 import { JobDeferred, JobPayloadError, type JobContext, type RunnableJob } from './define-job.ts';
-import { appendJobLog, claimJob, completeJob, deferJob, extendJobLease, failJob, setJobProgress, setJobStage, type Job } from './queue.ts';
+import { holdJobLease, JobLeaseLost } from './lease.ts';
+import { appendJobLog, claimJob, completeJob, deferJob, failJob, releaseJob, setJobProgress, setJobStage, type Job, type JobHold } from './queue.ts';
 
 export type { JobContext } from './define-job.ts';
 
 export type JobWorkerOptions = {
   /** Idle wait between claims. */
   pollMs: number;
-  /** How long a claim holds a job; renewed every third of it while the job runs. */
+  /** How long a claim holds a job; renewed every third of it while the job runs (lease.ts). */
   leaseMs: number;
   /** Loops running jobs at once in this process (default 1). */
   concurrency?: number;
@@ -62,48 +63,57 @@ export function startJobWorker(deps: Deps, jobs: readonly RunnableJob[], options
       sleepers.add(done);
     });
 
-  async function run(job: Job, workerId: string): Promise<void> {
+  async function run(job: Job, workerId: string, claimSentAt: number): Promise<void> {
+    const hold: JobHold = { id: job.id, workerId, attempt: job.attempts };
     if (job.attempts > job.maxAttempts) {
       const lastError = job.error ? ` (last error: ${job.error})` : '';
-      await failJob(deps.db, { id: job.id, workerId, error: `The job was abandoned by its workers too many times${lastError}` });
+      await failJob(deps.db, { ...hold, error: `The job was abandoned by its workers too many times${lastError}` });
       return;
     }
     const runnable = byKind.get(job.kind)!;
-    const heartbeat = setInterval(() => {
-      extendJobLease(deps.db, { id: job.id, workerId, leaseMs: options.leaseMs }).catch((error) =>
-        deps.log.error('job lease renewal failed', { job: job.id, error: String(error) }),
-      );
-    }, Math.max(10, Math.floor(options.leaseMs / 3)));
+    const lease = holdJobLease({ db: deps.db, log: deps.log, hold, leaseMs: options.leaseMs, sentAt: claimSentAt });
+    /** A write of the run: only while the lease holds; a write the database refuses means it was taken over. */
+    const guarded = async (write: () => Promise<boolean>) => {
+      lease.assertHolds();
+      if (!(await write())) lease.lose('taken over by another attempt');
+      lease.assertHolds();
+    };
     const context: JobContext = {
       jobId: job.id,
       workerId,
-      setProgress: async (progress) => {
-        await setJobProgress(deps.db, { id: job.id, workerId, progress });
-      },
-      setStage: async (stage, progress) => {
-        await setJobStage(deps.db, { id: job.id, workerId, stage, progress });
-      },
-      appendLog: async (lines) => {
-        await appendJobLog(deps.db, { id: job.id, workerId, lines });
-      },
+      attempt: job.attempts,
+      signal: lease.signal,
+      assertHolds: lease.assertHolds,
+      setProgress: (progress) => guarded(() => setJobProgress(deps.db, { ...hold, progress })),
+      setStage: (stage, progress) => guarded(() => setJobStage(deps.db, { ...hold, stage, progress })),
+      appendLog: (lines) => guarded(() => appendJobLog(deps.db, { ...hold, lines })),
     };
     try {
       const started = performance.now();
       const output = await runnable.execute(deps, job as Job<never>, context);
-      await completeJob(deps.db, { id: job.id, workerId, output });
+      lease.assertHolds();
+      if (!(await completeJob(deps.db, { ...hold, output }))) throw new JobLeaseLost('The job was taken over before this attempt finished');
       deps.log.debug('job succeeded', { job: job.id, kind: job.kind, ms: Math.round(performance.now() - started) });
     } catch (error) {
+      if (error instanceof JobLeaseLost || lease.signal.aborted) {
+        // Whatever the run threw, its lease is gone: nothing of this attempt is recorded. A job nobody took
+        // over yet is given back at once instead of waiting for its lease to end.
+        const reason = error instanceof JobLeaseLost ? error.message : String(lease.signal.reason);
+        const released = await releaseJob(deps.db, { ...hold, reason }).catch(() => false);
+        deps.log.error('job lease lost', { job: job.id, kind: job.kind, attempt: job.attempts, released, reason });
+        return;
+      }
       if (error instanceof JobDeferred) {
-        await deferJob(deps.db, { id: job.id, workerId, reason: error.message, delayMs: error.delayMs });
+        await deferJob(deps.db, { ...hold, reason: error.message, delayMs: error.delayMs });
         deps.log.info('job deferred', { job: job.id, kind: job.kind, reason: error.message, delayMs: error.delayMs });
         return;
       }
       // AppError messages are written for users; anything else is logged in full and stored as a summary.
       const message = error instanceof AppError ? error.message : error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      const status = await failJob(deps.db, { id: job.id, workerId, error: message, permanent: error instanceof JobPayloadError || runnable.retryFailures === false });
+      const status = await failJob(deps.db, { ...hold, error: message, permanent: error instanceof JobPayloadError || runnable.retryFailures === false });
       deps.log.error('job failed', { job: job.id, kind: job.kind, attempt: job.attempts, next: status, error: message });
     } finally {
-      clearInterval(heartbeat);
+      lease.end();
     }
   }
 
@@ -111,6 +121,7 @@ export function startJobWorker(deps: Deps, jobs: readonly RunnableJob[], options
     const workerId = `${processId}-${index}`;
     while (!stopped) {
       let job: Job | undefined;
+      const claimSentAt = performance.now();
       try {
         job = await claimJob(deps.db, { workerId, kinds, leaseMs: options.leaseMs });
       } catch (error) {
@@ -118,7 +129,7 @@ export function startJobWorker(deps: Deps, jobs: readonly RunnableJob[], options
       }
       if (job) {
         try {
-          await run(job, workerId);
+          await run(job, workerId, claimSentAt);
         } catch (error) {
           // Recording the outcome failed (database unreachable?): the lease ends and the job is retaken.
           deps.log.error('job bookkeeping failed', { job: job.id, error: String(error) });

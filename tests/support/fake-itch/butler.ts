@@ -43,7 +43,8 @@ import { basename, join, resolve } from 'node:path';
  * - FAKE_BUTLER_RECORD: a file this appends one JSON line (a FakeButlerRecord) per `push` to: the folder's
  *   files with size, mode and SHA-256, target, channel, user version, argv, a fingerprint of the key.
  * - FAKE_BUTLER_MODE: `fail` (fails mid-upload: buildFailed + error line, exit 1), `hang` (prints
- *   progress then sleeps until killed), `bad-key` (answers as butler does to a key the API refuses,
+ *   progress then sleeps until killed), `hold` (prints progress, records itself as held, then waits until the
+ *   control file says another mode and finishes the push: a second record), `bad-key` (answers as butler does to a key the API refuses,
  *   without asking it). FAKE_BUTLER_CONTROL: a JSON file {mode?, steps?, stepMs?} read on every run (so a
  *   test can switch modes under a server that was started once); the variables win over it.
  * - FAKE_BUTLER_STEPS (default 4) progress lines, FAKE_BUTLER_STEP_MS (default 20) apart.
@@ -52,7 +53,7 @@ import { basename, join, resolve } from 'node:path';
 export const FAKE_BUTLER_VERSION = 'v15.24.0';
 export const FAKE_BUTLER_VERSION_STRING = `${FAKE_BUTLER_VERSION}, built on Aug 19 2026 @ 15:39:34, ref fakebutler`;
 
-export type FakeButlerMode = 'ok' | 'fail' | 'hang' | 'bad-key';
+export type FakeButlerMode = 'ok' | 'fail' | 'hang' | 'hold' | 'bad-key';
 
 export type FakeButlerFile = { path: string; size: number; mode: number; sha256: string };
 export type FakeButlerRecord = {
@@ -79,7 +80,7 @@ export type FakeButlerRecord = {
   symlinks: { path: string; dest: string; mode: number }[];
   totalBytes: number;
   /** How the run ended: 'hang' is written before the sleep (the kill comes later). */
-  outcome: 'succeeded' | 'failed' | 'hang';
+  outcome: 'succeeded' | 'failed' | 'hang' | 'hold';
   /** null until the API created the build, and in records of runs that failed before. */
   buildId: number | null;
   /** The error line's message of a failed run (null otherwise). */
@@ -155,7 +156,7 @@ function readControl(env: NodeJS.ProcessEnv): Required<Control> {
   const file = env.FAKE_BUTLER_CONTROL;
   if (file && existsSync(file)) control = JSON.parse(readFileSync(file, 'utf8') || '{}') as Control;
   const mode = (env.FAKE_BUTLER_MODE || control.mode || 'ok') as FakeButlerMode;
-  if (!['ok', 'fail', 'hang', 'bad-key'].includes(mode)) throw new Error(`fake butler: unknown FAKE_BUTLER_MODE ${mode}`);
+  if (!['ok', 'fail', 'hang', 'hold', 'bad-key'].includes(mode)) throw new Error(`fake butler: unknown FAKE_BUTLER_MODE ${mode}`);
   return {
     mode,
     steps: Number(env.FAKE_BUTLER_STEPS || control.steps || 4),
@@ -394,6 +395,11 @@ async function push(
       // sleeps until killed (a timer keeps the process alive: a bare pending promise would let it exit)
       setInterval(() => {}, 1 << 30);
       await new Promise(() => {});
+    }
+    if (control.mode === 'hold' && step === 1) {
+      record.outcome = 'hold';
+      save();
+      while (readControl(env).mode === 'hold') await Bun.sleep(20);
     }
     if (control.mode === 'fail' && step === Math.ceil(steps / 2)) {
       const cause = 'fake butler: simulated upload failure (FAKE_BUTLER_MODE=fail)';

@@ -70,6 +70,7 @@ export async function optimizeContentImages(deps: Deps, context: JobContext): Pr
     const lane = async () => {
       while (next < rows.length) {
         const row = rows[next++]!;
+        context.assertHolds(); // the lease lost: the next attempt starts over
         try {
           await reencodeContentImage(deps, sharp, row);
         } catch (error) {

@@ -63,6 +63,8 @@ export type ButlerPush = {
   /** butler's own home and temp folder (it writes a config there). */
   home: string;
   idleMs: number;
+  /** Aborted (the job's lease lost): butler is killed at once and the push throws the signal's reason. */
+  signal?: AbortSignal;
   onProgress(progress: number): void;
   onLog(line: string): void;
 };
@@ -113,9 +115,11 @@ async function* linesOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<stri
 
 /**
  * Pushes the folder; resolves with the build id butler reported (null if it said none), or throws an
- * AppError with butler's reason in words. Stopped (SIGKILL) when it says nothing for idleMs.
+ * AppError with butler's reason in words. Stopped (SIGKILL) when it says nothing for idleMs, or when
+ * the signal aborts.
  */
 export async function runButlerPush(push: ButlerPush): Promise<{ buildId: number | null }> {
+  push.signal?.throwIfAborted();
   const redact = (text: string) => (push.key ? text.split(push.key).join('[key]') : text);
   const child = Bun.spawn(butlerPushArgs(push), {
     env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: push.home, TMPDIR: push.home, BUTLER_API_KEY: push.key },
@@ -134,6 +138,8 @@ export async function runButlerPush(push: ButlerPush): Promise<{ buildId: number
     }, push.idleMs);
   };
   heard();
+  const stop = () => child.kill('SIGKILL');
+  push.signal?.addEventListener('abort', stop, { once: true });
   let buildId: number | null = null;
   let error: string | undefined;
   const stderrTail: string[] = [];
@@ -175,6 +181,7 @@ export async function runButlerPush(push: ButlerPush): Promise<{ buildId: number
   try {
     await Promise.all([readStdout(), readStderr()]);
     const code = await child.exited;
+    push.signal?.throwIfAborted();
     if (silent) throw new AppError('timeout', `butler said nothing for ${Math.round(push.idleMs / 1000)} s and was stopped`);
     if (code !== 0) {
       const reason = error ?? stderrTail.at(-1)?.replace(/^bailing out:\s*/, '') ?? `it exited with code ${code}`;
@@ -183,6 +190,7 @@ export async function runButlerPush(push: ButlerPush): Promise<{ buildId: number
     return { buildId };
   } finally {
     clearTimeout(idle);
+    push.signal?.removeEventListener('abort', stop);
     if (child.exitCode === null) child.kill('SIGKILL');
   }
 }

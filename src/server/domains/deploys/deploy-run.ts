@@ -30,14 +30,21 @@ function stageReporter(context: JobContext, stage: DeployStage) {
   let lines: string[] = [];
   let lastWrite = 0;
   let writing: Promise<void> = Promise.resolve();
+  // A failed write (the lease lost) is kept for flush(): a write in flight never rejects unheard.
+  let failure: unknown;
   const write = () => {
     lastWrite = Date.now();
     const batch = lines;
     lines = [];
     const value = progress;
     writing = writing.then(async () => {
-      if (batch.length > 0) await context.appendLog(batch);
-      await context.setStage(stage, value);
+      if (failure !== undefined) return;
+      try {
+        if (batch.length > 0) await context.appendLog(batch);
+        await context.setStage(stage, value);
+      } catch (error) {
+        failure = error;
+      }
     });
   };
   return {
@@ -52,6 +59,7 @@ function stageReporter(context: JobContext, stage: DeployStage) {
     async flush() {
       write();
       await writing;
+      if (failure !== undefined) throw failure;
     },
   };
 }
@@ -67,6 +75,7 @@ async function downloadArchive(deps: Deps, context: JobContext, packageId: strin
   let written = 0;
   try {
     for await (const piece of stream as unknown as AsyncIterable<Uint8Array>) {
+      context.assertHolds();
       if (!out.write(piece)) await new Promise<void>((resolve) => out.once('drain', resolve));
       written += piece.byteLength;
       report.progress(total > 0 ? written / total : 1);
@@ -89,6 +98,7 @@ async function unpackArchive(context: JobContext, file: string, size: number, ta
     .pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(piece, controller) {
+          context.assertHolds();
           read += piece.byteLength;
           report.progress(size > 0 ? read / size : 1);
           controller.enqueue(piece);
@@ -113,13 +123,16 @@ async function loadSite(deps: Deps, siteId: string) {
 
 /**
  * One deploy job (spec §4 downloading, unpacking, uploading): the package's archive from our storage,
- * unpacked into the job's private folder, pushed with butler. The folder is removed at the end, whatever
- * the outcome. The key is opened only here, for butler's environment.
+ * unpacked into the attempt's private folder, pushed with butler. The folder is removed at the end,
+ * whatever the outcome. The key is opened only here, for butler's environment. Every step checks the
+ * lease first, and butler is killed the moment it is lost (define-job.ts: a taken-over attempt stops).
  */
 export async function runDeploy(deps: Deps, payload: DeployPayload, context: JobContext): Promise<DeployOutput> {
-  const jobId = context.jobId;
+  const { jobId, attempt } = context;
+  context.assertHolds();
   await sweepDeployFolders(deps).catch((error) => deps.log.error('deploy folders sweep failed', { error: String(error) }));
-  const folder = await prepareDeployFolder(deps, jobId);
+  context.assertHolds();
+  const folder = await prepareDeployFolder(deps, jobId, attempt);
   try {
     const site = await loadSite(deps, payload.siteId);
     if (site.provider !== 'itch') throw new AppError('not_supported', 'Only itch.io deploys are supported');
@@ -132,6 +145,7 @@ export async function runDeploy(deps: Deps, payload: DeployPayload, context: Job
     const size = await downloadArchive(deps, context, payload.packageId, archive);
     const files = join(folder, 'files');
     await unpackArchive(context, archive, size, files);
+    context.assertHolds();
     await rm(archive, { force: true });
 
     const home = join(folder, 'home');
@@ -150,6 +164,7 @@ export async function runDeploy(deps: Deps, payload: DeployPayload, context: Job
         itchApiUrl: deps.config.deploys.itchApiUrl,
         home,
         idleMs: deps.config.deploys.butlerIdleMs,
+        signal: context.signal,
         onProgress: (progress) => report.progress(progress),
         onLog: (line) => report.log(line),
       });
@@ -159,6 +174,6 @@ export async function runDeploy(deps: Deps, payload: DeployPayload, context: Job
     if (result.buildId !== null) await context.appendLog([`Deployed: itch.io build ${result.buildId}`]);
     return { target, channel: payload.channel, buildId: result.buildId };
   } finally {
-    await removeDeployFolder(deps, jobId).catch((error) => deps.log.error('deploy folder not removed', { job: jobId, error: String(error) }));
+    await removeDeployFolder(deps, jobId, attempt).catch((error) => deps.log.error('deploy folder not removed', { job: jobId, attempt, error: String(error) }));
   }
 }

@@ -11,9 +11,9 @@ const backupRetryMs = 60_000;
 export const chunkCollectionJob = defineJob({
   kind: 'chunk_gc',
   payload: z.object({ packageId: z.string(), projectId: z.string(), compression: z.union([z.literal(0), z.literal(1)]) }),
-  run: async (deps, payload) => {
+  run: async (deps, payload, context) => {
     try {
-      return await collectPackageBlobs(deps, payload);
+      return await collectPackageBlobs(deps, payload, context.signal);
     } catch (error) {
       // A backup is copying the blobs: collect after it (the run is repeatable, the index goes last).
       if (error instanceof ChunkStoreBusy) throw new JobDeferred(error.message, backupRetryMs);

@@ -47,7 +47,7 @@ export async function deleteStoredChunkRows(
  * A chunk is in use while a package of the same compression lists it; for zstd, with the same stored
  * size too (blob-keys.ts: one stored copy per hash and size).
  */
-export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPayload): Promise<{ deletedChunks: number } & PackMaintenance> {
+export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPayload, signal?: AbortSignal): Promise<{ deletedChunks: number } & PackMaintenance> {
   let chunks: { hash: string; compressedSize: number }[] = [];
   const index = await deps.storage.stat(indexKey(payload.packageId));
   if (index) {
@@ -58,6 +58,8 @@ export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPa
   let deletedChunks = 0;
   const touchedPacks = new Set<string>();
   for (let start = 0; start < chunks.length; start += batchSize) {
+    // A job whose lease was lost (signal) deletes nothing more: every step is repeatable by the next attempt.
+    signal?.throwIfAborted();
     const batch = chunks.slice(start, start + batchSize);
     deletedChunks += await withChunkStoreExclusive(deps, async (tx) => {
       const used = await tx
@@ -75,6 +77,7 @@ export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPa
       return unused.length;
     });
   }
+  signal?.throwIfAborted();
   const maintenance = await maintainPacks(deps, touchedPacks);
   // Its upload parts, and the index, the ZIP's CRC-32s, the torrent (everything under packages/{id}/):
   // listed first, deleted after (deleting while listing is not portable), the index last of all, as a
@@ -85,7 +88,10 @@ export async function collectPackageBlobs(deps: Deps, payload: ChunkCollectionPa
   const last = indexKey(payload.packageId);
   keys.sort((a, b) => Number(a === last) - Number(b === last));
   await withChunkStoreExclusive(deps, async () => {
-    for (const key of keys) await deps.storage.delete(key);
+    for (const key of keys) {
+      signal?.throwIfAborted();
+      await deps.storage.delete(key);
+    }
   });
   await deps.fileCache.forget(payload.packageId);
   return { deletedChunks, ...maintenance };

@@ -11,11 +11,12 @@ import { sweepStorage } from './storage-sweep.service.ts';
 export const storageSweepJob = definePeriodicJob({
   kind: 'storage_sweep',
   everyMs: 6 * 60 * 60_000,
-  run: async (deps) => {
-    const packages = await sweepStorage(deps).catch((error: unknown) => {
+  run: async (deps, context) => {
+    const packages = await sweepStorage(deps, Date.now(), context.signal).catch((error: unknown) => {
       if (error instanceof ChunkStoreBusy) return { leftForNextRun: error.message };
       throw error;
     });
+    context.assertHolds();
     return { ...packages, contentImages: await sweepContentImageStorage(deps) };
   },
 });

@@ -99,12 +99,13 @@ async function statusesOf(deps: Deps, ids: string[]): Promise<Map<string, string
 }
 
 /** Deletes the keys of packages `doomed` says are garbage, if old enough. */
-async function sweepPackageBlobs(deps: Deps, prefix: string, before: number, doomed: (status: string | undefined) => boolean): Promise<number> {
+async function sweepPackageBlobs(deps: Deps, prefix: string, before: number, doomed: (status: string | undefined) => boolean, signal?: AbortSignal): Promise<number> {
   const byPackage = await blobsByPackage(deps, prefix);
   const statuses = await statusesOf(deps, [...byPackage.keys()]);
   let deleted = 0;
   for (const [id, keys] of byPackage) {
     if (!doomed(statuses.get(id))) continue;
+    signal?.throwIfAborted();
     // Under the lock: a backup's dump may still name this package (deleted since), and copy these.
     deleted += await withChunkStoreExclusive(deps, async () => {
       let count = 0;
@@ -142,13 +143,18 @@ async function deleteExpiredUploads(deps: Deps, before: number): Promise<number>
 }
 
 /** The 'storage_sweep' job's work (storage-sweep.job.ts). */
-export async function sweepStorage(deps: Deps, now = Date.now()): Promise<StorageSweepResult> {
+export async function sweepStorage(deps: Deps, now = Date.now(), signal?: AbortSignal): Promise<StorageSweepResult> {
   const before = now - graceMs;
+  // A job whose lease was lost (signal) stops between steps: each is repeatable by the next attempt.
+  signal?.throwIfAborted();
   const expiredUploads = await deleteExpiredUploads(deps, before);
+  signal?.throwIfAborted();
   const packs = await sweepPacks(deps, before);
+  signal?.throwIfAborted();
   const chunks = await sweepChunks(deps, before);
+  signal?.throwIfAborted();
   // Parts: of packages gone or past 'uploading'. packages/{id}/ (index, CRCs, torrent): of packages gone.
-  const parts = await sweepPackageBlobs(deps, 'uploads/', before, (status) => status !== 'uploading');
-  const packageBlobs = await sweepPackageBlobs(deps, 'packages/', before, (status) => status === undefined);
+  const parts = await sweepPackageBlobs(deps, 'uploads/', before, (status) => status !== 'uploading', signal);
+  const packageBlobs = await sweepPackageBlobs(deps, 'packages/', before, (status) => status === undefined, signal);
   return { chunks, parts, packageBlobs, expiredUploads, ...packs };
 }

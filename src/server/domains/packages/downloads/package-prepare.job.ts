@@ -7,7 +7,7 @@ import { preparePackageDownloads } from './prepare-downloads.ts';
 export const packagePrepareJob = defineJob({
   kind: 'package_prepare',
   payload: z.object({ packageId: z.string() }),
-  run: (deps, payload) => preparePackageDownloads(deps, payload.packageId),
+  run: (deps, payload, context) => preparePackageDownloads(deps, payload.packageId, context.signal),
 });
 
 /** Queued in the transaction that makes the package ready; one queued per package. */

@@ -12,11 +12,14 @@ import { loadBaseTorrent } from './torrent.ts';
  * resolve); downloads still compute what is missing on demand (a request before the job ran, a blob
  * lost or damaged). Nothing to do for a package gone or not ready (deleted meanwhile).
  */
-export async function preparePackageDownloads(deps: Deps, packageId: string): Promise<{ prepared: boolean }> {
+export async function preparePackageDownloads(deps: Deps, packageId: string, signal?: AbortSignal): Promise<{ prepared: boolean }> {
   const row = await findPackageRow(deps.db, packageId);
   if (!row || row.status !== 'ready') return { prepared: false };
   // The ZIP's layout loads (and first computes and stores) the CRC-32s; the torrent hashes the ZIP.
+  // A job whose lease was lost (signal) stops before each step: another attempt does the work.
+  signal?.throwIfAborted();
   await cachedZipFile(deps, row, true);
+  signal?.throwIfAborted();
   await loadBaseTorrent(deps, row);
   return { prepared: true };
 }

@@ -20,11 +20,13 @@ import { insertPackageChunks } from './finalize.service.ts';
  * The ZIP's CRC-32s come from the chunks' CRCs (stored_chunks), without reading a byte; when a chunk is
  * a legacy blob (no CRC recorded) the package_prepare job computes them as before.
  */
-export async function resolvePatch(deps: Deps, packageId: string): Promise<{ package: string }> {
+export async function resolvePatch(deps: Deps, packageId: string, signal?: AbortSignal): Promise<{ package: string }> {
   const row = await findPackageRow(deps.db, packageId);
   if (!row) throw new AppError('not_found', 'package not found');
   if (row.status === 'ready') return { package: packageId };
   if (row.status === 'uploading') throw new AppError('not_finalized', 'The package is not finalized');
+  // A job whose lease was lost (signal) stops before each change: another attempt makes it.
+  signal?.throwIfAborted();
   await deps.db.update(packages).set({ status: 'resolving' }).where(and(eq(packages.id, packageId), inArray(packages.status, ['finalized', 'resolving'])));
   const index = await readPackageIndex(deps, packageId);
   const compression = index.compression as CompressionAlgorithm;
@@ -32,12 +34,14 @@ export async function resolvePatch(deps: Deps, packageId: string): Promise<{ pac
   const own = new Set((await deps.db.select({ hash: packageChunks.hash }).from(packageChunks).where(eq(packageChunks.packageId, packageId))).map((item) => item.hash));
   const others = all.filter((chunk) => !own.has(chunk.hash));
   const missing = await findMissingChunk(deps.db, deps.storage, compression, others);
+  signal?.throwIfAborted();
   if (missing) {
     const error = `The patch needs chunk ${missing.hash}, which neither it nor its base holds`;
     await deps.db.update(packages).set({ status: 'errored', error }).where(eq(packages.id, packageId));
     throw new AppError('unexpected_patch', error);
   }
   await storeCrcsFromChunks(deps, row.id, row.indexHash!, index, compression, all);
+  signal?.throwIfAborted();
   return deps.db.transaction(async (tx) => {
     await lockChunkStoreShared(tx);
     // Again under the lock: the chunk collector may have taken one meanwhile (then the job retries).

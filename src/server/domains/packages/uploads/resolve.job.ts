@@ -6,5 +6,5 @@ import { resolvePatch } from './resolve-patch.ts';
 export const resolveJob = defineJob({
   kind: 'resolve',
   payload: z.object({ packageId: z.string() }),
-  run: (deps, payload) => resolvePatch(deps, payload.packageId),
+  run: (deps, payload, context) => resolvePatch(deps, payload.packageId, context.signal),
 });
