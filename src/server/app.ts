@@ -25,7 +25,6 @@ import { contentImageFileRoutes, contentImagesRoutes } from './domains/content-i
 import { usersRoutes } from './domains/users/users.rest.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { errorHandler } from './http/error-handler.ts';
-import { requestLog } from './http/request-log.ts';
 import { storeCacheSync } from './http/store-cache-sync.ts';
 import { trpcRoutes } from './trpc/mount.ts';
 
@@ -35,7 +34,6 @@ export function createApp(deps: Deps) {
   return new Elysia()
     .use(errorHandler(deps.log))
     .use(bodyGuard(deps.config))
-    .use(requestLog(deps.log))
     .use(storeCacheSync(deps))
     .use(
       // The document only (docs/en/api.md points to it): the plugin's browsable page loads Scalar from a

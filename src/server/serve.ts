@@ -4,6 +4,7 @@ import { ConfigError } from './config.ts';
 import type { Deps } from './deps.ts';
 import { clientRoutes } from './http/client-assets.ts';
 import { createPageHeads } from './domains/store/store-page-head.ts';
+import { withRequestLog } from './http/request-log.ts';
 import { robotsRoute } from './http/robots.ts';
 import { apiPolicy, baseSecurityHeaders, withHeaders } from './http/security-headers.ts';
 import { uploadWorkerRoutes } from './http/worker-assets.ts';
@@ -122,7 +123,7 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
         '/content-images/*': false,
         '/health': false,
       },
-      fetch: async (request) => withHeaders(await app.fetch(request), apiHeaders),
+      fetch: withRequestLog(deps.log, async (request) => withHeaders(await app.fetch(request), apiHeaders)),
     });
   } catch (error) {
     void play.stop();
