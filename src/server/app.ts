@@ -29,7 +29,7 @@ import { storeCacheSync } from './http/store-cache-sync.ts';
 import { trpcRoutes } from './trpc/mount.ts';
 
 
-/** The whole HTTP surface except the static client (served by Bun's router in serve.ts). */
+/** The whole HTTP surface except the static client, /health and /ready (served by Bun's router in serve.ts). */
 export function createApp(deps: Deps) {
   return new Elysia()
     .use(errorHandler(deps.log))
@@ -46,14 +46,10 @@ export function createApp(deps: Deps) {
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
           security: [{ bearer: [] }],
         },
-        exclude: { paths: ['/health', '/trpc/*'] },
+        exclude: { paths: ['/trpc/*'] },
         mapJsonSchema: { zod: z.toJSONSchema },
       }),
     )
-    .get('/health', async ({ set }) => {
-      set.headers['cache-control'] = 'no-store';
-      return { status: 'ok', version: apiVersion };
-    })
     .group('/api', (api) =>
       api
         .use(authRoutes(deps))
