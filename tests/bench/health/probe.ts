@@ -4,6 +4,8 @@
  * and prints one JSON line: each answer's latency in ms and its status (0: no answer within 30 s). Each
  * check opens a connection of its own, as a load balancer's health checks do.
  */
+export {};
+
 const [base, path, secondsText, intervalText] = process.argv.slice(2);
 const until = performance.now() + Number(secondsText) * 1000;
 const samples: { ms: number; status: number }[] = [];
