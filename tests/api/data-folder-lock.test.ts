@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openDatabase } from '../../src/server/db/client.ts';
+import { DataFolderInUseError, lockDataFolder } from '../../src/server/db/data-folder-lock.ts';
 import { startChildServer, type ChildServer } from '../support/child-server.ts';
 import { findFreePort } from '../support/free-port.ts';
 import { mainScript } from '../support/server-process.ts';
@@ -88,3 +91,25 @@ test.skipIf(!onPostgres)('PostgreSQL: a second server on the same DATA_DIR start
     expect(signedIn.status).toBe(200);
   }
 }, 120_000);
+
+test('in one process too, a folder opens once: a second open refuses naming this pid; after close it opens again', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cartridge-lock-'));
+  try {
+    const pgliteDir = join(dataDir, 'db');
+    const first = await openDatabase({ pgliteDir });
+    const refused = await openDatabase({ pgliteDir }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(DataFolderInUseError);
+    expect((refused as Error).message).toStartWith(`the data folder ${dataDir} is in use by process ${process.pid} `);
+    expect(() => lockDataFolder(pgliteDir)).toThrow(DataFolderInUseError);
+    await first.close();
+    expect(readFileSync(join(dataDir, 'db.lock'), 'utf8')).toBe('');
+    const again = lockDataFolder(pgliteDir);
+    expect(readFileSync(join(dataDir, 'db.lock'), 'utf8')).toBe(`${process.pid}\n`);
+    again.release();
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -7,7 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import * as schema from './schema/index.ts';
 import { loadPgliteAssets } from './pglite-assets.ts';
-import { lockDataFolder } from './data-folder-lock.ts';
+import { lockDataFolder, type DataFolderLock } from './data-folder-lock.ts';
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -27,6 +27,8 @@ export type DatabaseOptions = {
   url?: string;
   /** PGlite data folder, held locked while open (data-folder-lock.ts); absent → in memory. */
   pgliteDir?: string;
+  /** pgliteDir's lock, already held by the caller (a backup holds it longer): not taken again nor released here. */
+  heldLock?: DataFolderLock;
   /** A PGlite data dump to start from (tests clone a migrated template this way). */
   pgliteTemplate?: Blob;
 };
@@ -48,7 +50,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     return { db, kind: 'postgres', withAdvisoryLock, close: () => client.end({ timeout: 5 }) };
   }
   // Before anything in the folder is touched: a second process refuses here (DataFolderInUseError).
-  const lock = options.pgliteDir ? lockDataFolder(options.pgliteDir) : undefined;
+  const lock = options.pgliteDir && !options.heldLock ? lockDataFolder(options.pgliteDir) : undefined;
   let client: PGlite;
   try {
     if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });

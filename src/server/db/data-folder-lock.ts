@@ -42,23 +42,17 @@ function loadLibc(): Libc | null {
   return libc;
 }
 
-/** Locks held by this process, by lock file: nested holders (a command around its database) share one. */
-const held = new Map<string, { fd: number; holders: number }>();
-
 export type DataFolderLock = { release(): void };
 
 /**
  * Takes the lock of the embedded database in `pgliteDir` or throws DataFolderInUseError (one sentence
- * naming the data folder and the holder's pid), having changed nothing. Platforms without flock
+ * naming the data folder and the holder's pid), having changed nothing. Not reentrant: a second
+ * lock of the same folder in this process is refused too (flock locks an open file, not a process),
+ * since two PGlite instances on one folder in one process corrupt it alike. Platforms without flock
  * (Windows) run unlocked.
  */
 export function lockDataFolder(pgliteDir: string): DataFolderLock {
   const lockPath = `${resolve(pgliteDir)}.lock`;
-  const existing = held.get(lockPath);
-  if (existing) {
-    existing.holders += 1;
-    return releaser(lockPath);
-  }
   const calls = loadLibc();
   if (!calls) return { release() {} };
   mkdirSync(dirname(lockPath), { recursive: true });
@@ -71,23 +65,14 @@ export function lockDataFolder(pgliteDir: string): DataFolderLock {
   }
   ftruncateSync(fd, 0);
   writeSync(fd, `${process.pid}\n`, 0);
-  held.set(lockPath, { fd, holders: 1 });
-  return releaser(lockPath);
-}
-
-function releaser(lockPath: string): DataFolderLock {
   let released = false;
   return {
     release() {
-      const entry = held.get(lockPath);
-      if (released || !entry) return;
+      if (released) return;
       released = true;
-      entry.holders -= 1;
-      if (entry.holders > 0) return;
-      held.delete(lockPath);
-      ftruncateSync(entry.fd, 0);
-      loadLibc()?.flock(entry.fd, LOCK_UN);
-      closeSync(entry.fd);
+      ftruncateSync(fd, 0);
+      calls.flock(fd, LOCK_UN);
+      closeSync(fd);
     },
   };
 }
