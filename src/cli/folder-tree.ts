@@ -1,6 +1,6 @@
 import { lstat, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { addDirectory, addFiles, addSymlink, checkSymlinks, createTree, isArchiveError, MODE_EXECUTABLE, type ArchiveTree, type FolderFile } from '../shared/archive/index.ts';
+import { addDirectory, addFiles, addSymlink, checkSymlinks, createTree, isArchiveError, MODE_EXECUTABLE, shownPath, type ArchiveTree, type FolderFile } from '../shared/archive/index.ts';
 import { CliError, exitCodes } from './errors.ts';
 
 export type FolderTree = {
@@ -29,7 +29,7 @@ export function folderRefusal(root: string | undefined, error: unknown): unknown
   const what =
     error.code === 'path_outside_target'
       ? `${error.message}: links must stay inside the folder (relative, '/' only, not above it, not through links that leave it)`
-      : `${error.path === undefined ? '' : `'${shorten(error.path)}': `}${shorten(error.message)}`;
+      : `${error.path === undefined ? '' : `'${shorten(shownPath(error.path))}': `}${shorten(error.message)}`;
   return new CliError(exitCodes.usage, `cannot pack ${root === undefined ? 'the folder' : `'${root}'`}: ${what}`);
 }
 

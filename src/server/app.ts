@@ -25,7 +25,6 @@ import { contentImageFileRoutes, contentImagesRoutes } from './domains/content-i
 import { usersRoutes } from './domains/users/users.rest.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { errorHandler } from './http/error-handler.ts';
-import { requestLog } from './http/request-log.ts';
 import { storeCacheSync } from './http/store-cache-sync.ts';
 import { trpcRoutes } from './trpc/mount.ts';
 import { httpStatusOfCode, serverErrorCodes } from '../shared/errors.ts';
@@ -42,12 +41,11 @@ const errorBodySchema = {
 };
 
 
-/** The whole HTTP surface except the static client (served by Bun's router in serve.ts). */
+/** The whole HTTP surface except the static client, /health and /ready (served by Bun's router in serve.ts). */
 export function createApp(deps: Deps) {
   return new Elysia()
     .use(errorHandler(deps.log))
     .use(bodyGuard(deps.config))
-    .use(requestLog(deps.log))
     .use(storeCacheSync(deps))
     .use(
       // The document only (docs/en/api.md points to it): the plugin's browsable page loads Scalar from a
@@ -60,14 +58,10 @@ export function createApp(deps: Deps) {
           components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas: { Error: errorBodySchema } },
           security: [{ bearer: [] }],
         },
-        exclude: { paths: ['/health', '/trpc/*'] },
+        exclude: { paths: ['/trpc/*'] },
         mapJsonSchema: { zod: z.toJSONSchema },
       }),
     )
-    .get('/health', async ({ set }) => {
-      set.headers['cache-control'] = 'no-store';
-      return { status: 'ok', version: apiVersion };
-    })
     .group('/api', (api) =>
       api
         .use(authRoutes(deps))

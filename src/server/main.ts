@@ -32,7 +32,7 @@ let deps: Awaited<ReturnType<typeof bootDeps>>;
 try {
   deps = await bootDeps(config);
 } catch (error) {
-  // Another SECRET_KEY than the instance's: one sentence, like a bad setting.
+  // Another SECRET_KEY than the instance's, or an embedded database another process holds: one sentence, like a bad setting.
   if (!(error instanceof ConfigError)) throw error;
   console.error(`cartridge: ${error.message}`);
   process.exit(2);

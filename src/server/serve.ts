@@ -4,6 +4,8 @@ import { ConfigError } from './config.ts';
 import type { Deps } from './deps.ts';
 import { clientRoutes } from './http/client-assets.ts';
 import { createPageHeads } from './domains/store/store-page-head.ts';
+import { healthRoutes, startLoopLagMonitor } from './http/health.ts';
+import { withRequestLog } from './http/request-log.ts';
 import { robotsRoute } from './http/robots.ts';
 import { apiPolicy, baseSecurityHeaders, withHeaders } from './http/security-headers.ts';
 import { uploadWorkerRoutes } from './http/worker-assets.ts';
@@ -94,6 +96,7 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
   const app = createApp(deps);
   const security = baseSecurityHeaders(deps.config);
   const apiHeaders = { ...security, 'content-security-policy': apiPolicy };
+  const loopLag = startLoopLagMonitor();
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
@@ -120,11 +123,13 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
         '/trpc/*': false,
         // Pasted images' sizes (domains/content-images), served by the app, never the client's page.
         '/content-images/*': false,
-        '/health': false,
+        // Ahead of the app: /health is answered by Bun itself whatever the load, /ready says when it is too much.
+        ...healthRoutes(deps.database, apiHeaders, loopLag),
       },
-      fetch: async (request) => withHeaders(await app.fetch(request), apiHeaders),
+      fetch: withRequestLog(deps.log, async (request) => withHeaders(await app.fetch(request), apiHeaders)),
     });
   } catch (error) {
+    loopLag.stop();
     void play.stop();
     throw listenFailure(error, 'PORT', options.port, options.hostname);
   }
@@ -141,6 +146,7 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
     // Jobs stop after the listener and before the caller closes the database: a job in hand finishes.
     stop: async () => {
       await Promise.all([server.stop(true), play.stop()]);
+      loopLag.stop();
       await Promise.all([jobs.stop(), servingClock.stop()]);
     },
   };

@@ -137,6 +137,22 @@ describe('POST /api/auth/clear and dead tokens', () => {
     expect((await (await server.fetch('/api/auth/session', { token: user.token })).json()).userInfo).toBeNull();
   });
 
+  test('sign-out with the session cookie alone (REST and tRPC) ends that session, and no other', async () => {
+    const bystander = await registerUser(server);
+    for (const path of ['/api/auth/clear', '/trpc/auth.clear']) {
+      const user = await registerUser(server);
+      const cleared = await server.fetch(path, { method: 'POST', headers: { origin: server.url, cookie: user.cookie, 'content-type': 'application/json' } });
+      expect(cleared.status).toBe(200);
+      expect(cleared.headers.get('set-cookie')).toMatch(/cartridge_session=;/);
+      // A copy of the cookie (or the token it stood for) no longer works.
+      expect((await server.fetch('/api/users/me', { token: user.token })).status).toBe(401);
+      expect((await (await server.fetch('/api/auth/session', { headers: { cookie: user.cookie } })).json()).userInfo).toBeNull();
+    }
+    const unknown = await server.fetch('/api/auth/clear', { method: 'POST', headers: { origin: server.url, cookie: 'cartridge_session=cs_not-a-real-token%00x; cartridge_session=' } });
+    expect(unknown.status).toBe(200);
+    expect((await server.fetch('/api/users/me', { token: bystander.token })).status).toBe(200);
+  });
+
   test('an unknown bearer token is wrong_auth', async () => {
     const response = await server.fetch('/api/users/me', { token: 'cs_not-a-real-token' });
     expect(response.status).toBe(401);

@@ -252,8 +252,8 @@ describe('backup and restore of a populated instance', () => {
   test.skipIf(onPostgres)('PGlite: a backup while the server runs is refused; stopped, it is backed up', async () => {
     const refused = await instance.admin(['backup', backupDir]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toStartWith(`cartridge: The embedded database in ${join(instance.dataDir, 'db')} is in use`);
-    expect(refused.stderr).toContain('stop the server first');
+    expect(refused.stderr).toStartWith(`cartridge: the data folder ${instance.dataDir} is in use by process `);
+    expect(refused.stderr).toContain('stop that one first');
     expect(existsSync(backupDir)).toBe(false);
 
     before = await record(instance, owner, packages);

@@ -164,6 +164,38 @@ describe('finalize limits names to 255 bytes and paths to 4096 (item 8)', () => 
   });
 });
 
+describe('finalize and the ZIP writer refuse bidirectional controls in names (issue 28)', () => {
+  test.each([
+    ['202E', '\u202e'],
+    ['202A', '\u202a'],
+    ['2066', '\u2066'],
+    ['2069', '\u2069'],
+    ['200F', '\u200f'],
+    ['061C', '\u061c'],
+  ])('U+%s in a name: 400 invalid_entry naming the path (escaped in the message), nothing stored', async (code, control) => {
+    const content = unique();
+    const names = ['shots', `photo${control}gnp.exe`];
+    const { id, finalize } = await sendArchive(server, owner, project.id, craftArchive(nestedFileIndex(names, content), { data: content }));
+    const body = await refusal(finalize);
+    expect(body).toMatchObject({ code: 'bad_param', details: { archiveError: 'invalid_entry', path: names.join('/') } });
+    const escaped = `\\u${code}`;
+    expect(body.message).toContain(`at 'shots/photo${escaped}gnp.exe'`);
+    expect(body.message).toContain('bidirectional control');
+    expect(body.message).not.toContain(control);
+    await expectNothingStored(id, [content]);
+  });
+
+  test('an index holding such a name (stored before the rule, or built in memory) never becomes a ZIP', async () => {
+    const { pkg } = await uploadTree(server, owner, project.id, { files: { 'game.txt': { content: 'game' }, 'photo.png': { content: 'png' } } });
+    const index = await readPackageIndex(server.deps, pkg.id);
+    const entry = index.root.entries.get('photo.png')!;
+    index.root.entries.delete('photo.png');
+    entry.name = 'photo\u202egnp.exe';
+    index.root.entries.set(entry.name, entry);
+    expect(() => zipLayout(index, new Uint32Array(2))).toThrow(expect.objectContaining({ code: 'invalid_entry', path: 'photo\u202egnp.exe', message: expect.stringContaining("name 'photo\\u202Egnp.exe' holds the bidirectional control U+202E") }));
+  });
+});
+
 describe('the two-version symlink chain against the real unzip (item 5)', () => {
   test('version 1 (saves → ../../escaped) is refused, so version 2 (saves/pwned.txt) cannot write through it', async () => {
     const v1 = createTree();

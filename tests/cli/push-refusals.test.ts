@@ -116,3 +116,19 @@ describe('the CLI packer and name limits (item 8)', () => {
     expect((error as CliError).message).toContain(`'${'n'.repeat(200)}…'`);
   });
 });
+
+describe('cartridge push and bidirectional controls in names (issue 28)', () => {
+  test("the real executable refuses a file 'photo\\u202Egnp.exe' (shown as photoexe.png) with exit 1, naming it escaped, uploading nothing", async () => {
+    const dir = buildWithLinks({});
+    writeBuild(dir, { 'shots/photo\u202Egnp.exe': { bytes: new TextEncoder().encode('MZ'), executable: true } });
+    const before = await packageCount();
+    const child = Bun.spawn([process.execPath, 'src/cli/main.ts', ...pushArgs(dir)], { cwd: join(import.meta.dir, '../..'), env, stdout: 'pipe', stderr: 'pipe' });
+    const timer = setTimeout(() => child.kill(), 30_000);
+    const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+    clearTimeout(timer);
+    expect(code).toBe(1);
+    expect(stderr).toContain(`cannot pack '${dir}': 'shots/photo\\u202Egnp.exe': name 'photo\\u202Egnp.exe' holds the bidirectional control U+202E`);
+    expect(stderr).not.toContain('\u202e');
+    expect(await packageCount()).toBe(before);
+  }, 40_000);
+});

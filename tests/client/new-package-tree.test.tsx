@@ -61,6 +61,19 @@ describe('new package dialog: file tree editor', () => {
     expect(h.rowPaths(dialog)).toEqual(['a.txt', 'b.txt']);
   });
 
+  test('a name with a bidirectional control is refused with its path shown escaped, the rest is added', async () => {
+    const { dialog } = await withDropped({ 'a.txt': '1' });
+    await act(async () => {
+      fireEvent.drop(within(dialog).getByTestId('file-tree'), { dataTransfer: h.dropData({ 'photo\u202egnp.exe': 'MZ', 'b.txt': '3' }) });
+    });
+    await waitFor(() =>
+      expect(within(dialog).getByTestId('new-package-edit-problem').textContent).toBe(
+        'photo\\u202Egnp.exe cannot be added: its name holds an invisible direction control that can make it look like another name (a program shown as a picture, say). Rename it first.',
+      ),
+    );
+    expect(h.rowPaths(dialog)).toEqual(['a.txt', 'b.txt']);
+  });
+
   test('dragging a row onto a folder moves it; into itself or a descendant is ignored', async () => {
     const { dialog } = await withDropped({ outer: { inner: { 'deep.txt': 'd' } }, 'loose.txt': 'l' });
     const drag = (from: string, to: string | null) => {

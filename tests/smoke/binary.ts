@@ -4,7 +4,7 @@
  *
  * The binary is copied alone into an empty temporary folder and started there with a clean environment,
  * so it can only work if everything it needs (client bundle, migrations, PGlite files) is inside it.
- * Covers PGlite (start, register, session, client, SIGTERM, restart on the same data, sign in, the
+ * Covers PGlite (start, register, session, the data folder's lock, client, SIGTERM, restart on the same data, sign in, the
  * `admin` command on the stopped instance's data, the local app builds of the local-app folder beside it,
  * a pasted image uploaded, finalized and served in every format through sharp from the image-library folder beside it)
  * and PostgreSQL (a fresh database on SMOKE_DATABASE_URL's server, default postgres://postgres@127.0.0.1:5432/postgres).
@@ -285,6 +285,25 @@ async function checkAdmin(folder: string, env: Record<string, string>, member: s
  * The content image paste flow against the binary (sharp's addon and libvips load from the
  * image-library folder beside it): create, part 0, finalize a PNG, then GET a size in each format.
  */
+/** A second server and an admin command on a running instance's data folder refuse, naming the folder and its pid. */
+async function checkDataFolderLock(folder: string, dataDir: string, running: RunningBinary): Promise<void> {
+  const sentence = `cartridge: the data folder ${dataDir} is in use by process ${running.process.pid} `;
+  const port = await findFreePort();
+  const second = Bun.spawn([join(folder, 'cartridge')], {
+    cwd: folder,
+    env: { PATH: '/usr/bin:/bin', HOME: folder, TMPDIR: folder, PORT: String(port), PLAY_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', DATA_DIR: dataDir },
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  });
+  const timer = setTimeout(() => second.kill('SIGKILL'), startTimeoutMs);
+  const [stderr, code] = await Promise.all([new Response(second.stderr).text(), second.exited]);
+  clearTimeout(timer);
+  check(code === 2 && stderr.startsWith(sentence), 'a second server on the same data folder exits 2 naming the folder and the pid', `${code} ${stderr}`);
+  const admin = await runAdmin(folder, { DATA_DIR: dataDir }, ['machine', 'list']);
+  check(admin.code === 1 && admin.stderr.startsWith(sentence), 'cartridge admin on a data folder in use exits 1 naming it', `${admin.code} ${admin.stderr}`);
+}
+
 async function checkContentImages(running: RunningBinary, token: string): Promise<void> {
   const call = async (method: string, path: string, json?: unknown) => {
     const response = await fetch(`${running.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, body: json === undefined ? undefined : JSON.stringify(json) });
@@ -352,6 +371,7 @@ async function main(): Promise<void> {
     symlinkSync(imageLibrary, join(folder, 'image-library'));
     const first = await startBinary('pglite first start', folder, { DATA_DIR: dataDir });
     const firstToken = await signIn(first, name, password, 'register');
+    await checkDataFolderLock(folder, dataDir, first);
     await checkContentImages(first, firstToken);
     await checkClient(first);
     await checkDocs(first);

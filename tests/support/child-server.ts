@@ -15,6 +15,10 @@ export type ChildServer = {
   /** http://127.0.0.1:PORT (the same port across restarts). */
   url: string;
   dataDir: string;
+  /** The process's environment (a second process on the same data starts from it). */
+  env: Record<string, string>;
+  /** The current process's id while it runs. */
+  readonly pid: number | undefined;
   fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   /** True while the current process runs. */
   readonly running: boolean;
@@ -89,6 +93,7 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
   return {
     url,
     dataDir,
+    env,
     get running() {
       return child.running;
     },

@@ -1,6 +1,7 @@
 import type { CompressionAlgorithm } from '../../shared/archive/index.ts';
 import type { Deps } from '../deps.ts';
 import { findPlayablePackage } from '../domains/browser-play/browser-play.service.ts';
+import { loggablePath } from '../http/loggable-path.ts';
 import { serveRanged } from '../http/range.ts';
 import { lookUpPlayFile, streamFileRange } from './play-files.ts';
 import { playPreflightHeaders, playSecurityHeaders } from './play-headers.ts';
@@ -90,7 +91,7 @@ export function createPlayHandler(deps: Deps): (request: Request) => Promise<Res
         open: (start, end) => streamFileRange(deps, playable.compression as CompressionAlgorithm, file, start, end),
       });
     } catch (error) {
-      deps.log.error('play origin request failed', { path: url.pathname, error: String((error as Error)?.stack ?? error) });
+      deps.log.error('play origin request failed', { path: loggablePath(url.pathname), error: String((error as Error)?.stack ?? error) });
       return plain(500, 'Internal error\n');
     }
   };

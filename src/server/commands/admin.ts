@@ -28,7 +28,8 @@ export const adminUsage = `Usage:
                                           no longer opens unless it is SECRET_KEY_PREVIOUS)
 Privileges: create_project, store_publish, cloud_play.
 Talks to the instance database named by DATABASE_URL or DATA_DIR (stop a PGlite server first:
-an embedded database opens in one process at a time) and the blob store of STORAGE_URL.
+an embedded database opens in one process at a time; a command refuses while one holds it) and the
+blob store of STORAGE_URL.
 PostgreSQL backups use pg_dump and pg_restore (on PATH, or PG_DUMP and PG_RESTORE); see docs/en/backup.md.`;
 
 /** Exit codes: 2 wrong usage, 1 a refused change or a bad setting, 5 any other failure (database down). */

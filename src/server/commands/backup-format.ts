@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 
 /**
@@ -111,17 +110,6 @@ export function migrationRows(rows: Record<string, unknown>[]): { hash: string; 
   return rows.map((row) => ({ hash: String(row.hash), createdAt: Number(row.created_at) }));
 }
 export const appliedMigrationsQuery = 'select hash, created_at from drizzle.__drizzle_migrations order by created_at, id';
-
-/** An embedded database is open in a process while PGlite's postmaster.pid is in its folder (removed on close). */
-export function pgliteInUse(pgliteDir: string): boolean {
-  return existsSync(join(pgliteDir, 'postmaster.pid'));
-}
-
-export function pgliteInUseRefusal(pgliteDir: string): BackupRefusal {
-  return new BackupRefusal(
-    `The embedded database in ${pgliteDir} is in use (its postmaster.pid is there): stop the server first (if none runs, the last one did not stop cleanly: start it and stop it once).`,
-  );
-}
 
 /** True for a missing folder or an empty one. */
 export function isEmptyFolder(path: string): boolean {

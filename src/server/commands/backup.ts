@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { formatSize } from '../../shared/format/size.ts';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, pgliteDirOf } from '../db/client.ts';
+import { lockDataFolder, type DataFolderLock } from '../db/data-folder-lock.ts';
 import { chunkStoreLock } from '../domains/packages/blobs/chunk-store-lock.ts';
 import { createBlobStore, type BlobStore } from '../storage/index.ts';
 import type { CommandOutput } from './admin.ts';
@@ -23,8 +24,6 @@ import {
   manifestFile,
   migrationRows,
   migrationSummary,
-  pgliteInUse,
-  pgliteInUseRefusal,
   secretKeyFile,
   type BackupManifest,
 } from './backup-format.ts';
@@ -72,8 +71,9 @@ export async function runBackup(dirArgument: string, out: CommandOutput): Promis
   const pgliteDir = pgliteDirOf(config.dataDir);
   if (!config.databaseUrl) {
     if (!existsSync(join(pgliteDir, 'PG_VERSION'))) throw new BackupRefusal(`There is no embedded database in ${pgliteDir}: check DATA_DIR (or set DATABASE_URL for PostgreSQL).`);
-    if (pgliteInUse(pgliteDir)) throw pgliteInUseRefusal(pgliteDir);
   }
+  // Held until the last blob is copied: no server starts on the folder mid-backup.
+  const lock = config.databaseUrl ? undefined : lockDataFolder(pgliteDir);
   const store = openCommandStore(config);
   const created = !existsSync(dir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
@@ -86,7 +86,7 @@ export async function runBackup(dirArgument: string, out: CommandOutput): Promis
     if (config.databaseUrl) {
       ({ database, blobs } = await backUpPostgres(config.databaseUrl, dir, store, config, progress));
     } else {
-      database = await backUpPglite(pgliteDir, dir, progress);
+      database = await backUpPglite(pgliteDir, lock!, dir, progress);
       progress(`Blobs (${describeStore(config.storageUrl, config.dataDir)}):`);
       blobs = await copyBlobsOut(store, dir, progress);
     }
@@ -115,6 +115,7 @@ export async function runBackup(dirArgument: string, out: CommandOutput): Promis
     throw error;
   } finally {
     await store.close?.();
+    lock?.release();
   }
 }
 
@@ -126,8 +127,8 @@ function blobsLine(blobs: CopiedBlobs): string {
   return `  ${counted(blobs.count, 'blob')}, ${formatSize(blobs.bytes)} in blobs/ (checksums in ${blobListFile})${notes.length > 0 ? `; ${notes.join('; ')}` : ''}`;
 }
 
-async function backUpPglite(pgliteDir: string, dir: string, progress: (line: string) => void): Promise<DatabasePart> {
-  const handle = await openDatabase({ pgliteDir });
+async function backUpPglite(pgliteDir: string, lock: DataFolderLock, dir: string, progress: (line: string) => void): Promise<DatabasePart> {
+  const handle = await openDatabase({ pgliteDir, heldLock: lock });
   try {
     const client = (handle.db as unknown as { $client: PGlite }).$client;
     const migrations = await client.query<Record<string, unknown>>(appliedMigrationsQuery).catch(() => {

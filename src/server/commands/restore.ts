@@ -6,6 +6,7 @@ import postgres from 'postgres';
 import { formatSize } from '../../shared/format/size.ts';
 import type { Config } from '../config.ts';
 import { openDatabase, pgliteDirOf, type DatabaseHandle } from '../db/client.ts';
+import { lockDataFolder } from '../db/data-folder-lock.ts';
 import { loadMigrations, migrateDatabase } from '../db/migrate.ts';
 import type { BlobStore } from '../storage/index.ts';
 import type { CommandOutput } from './admin.ts';
@@ -23,8 +24,6 @@ import {
   manifestFile,
   manifestSchema,
   migrationRows,
-  pgliteInUse,
-  pgliteInUseRefusal,
   secretKeyFile,
   type BackupManifest,
 } from './backup-format.ts';
@@ -68,6 +67,8 @@ export async function runRestore(dirArgument: string, options: { force: boolean 
 
   const storeRoot = fileStoreRoot(config.storageUrl, config.dataDir);
   if (storeRoot && (dir === storeRoot || dir.startsWith(storeRoot + sep))) throw new BackupRefusal(`${dir} is inside the target blob store (${storeRoot}).`);
+  // Held until the restore ends, so no server opens the database being replaced.
+  const lock = config.databaseUrl ? undefined : lockDataFolder(pgliteDirOf(config.dataDir));
   const store = openCommandStore(config);
   try {
     const target: Target = {
@@ -98,6 +99,7 @@ export async function runRestore(dirArgument: string, options: { force: boolean 
     out.stdout(`Restore complete in ${seconds} s: start the server.\n`);
   } finally {
     await store.close?.();
+    lock?.release();
   }
 }
 
@@ -171,7 +173,7 @@ async function checkBackupFiles(dir: string, manifest: BackupManifest, progress:
   progress(`Backup checked: ${manifest.database.file} (${formatSize(manifest.database.bytes)}), ${counted(count, 'blob')} (${formatSize(bytes)}).`);
 }
 
-/** Refuses a target that holds anything (unless --force), and an embedded database in use (always). */
+/** Refuses a target that holds anything (unless --force); runRestore holds an embedded database's lock. */
 async function checkTarget(target: Target, manifest: BackupManifest, force: boolean): Promise<void> {
   const occupied: string[] = [];
   if (target.postgres) {
@@ -183,7 +185,6 @@ async function checkTarget(target: Target, manifest: BackupManifest, force: bool
     const relations = await countRelations(target.config.databaseUrl!, connection);
     if (relations > 0) occupied.push(`the database ${connection.display} (${counted(relations, 'table')})`);
   } else {
-    if (pgliteInUse(target.pgliteDir)) throw pgliteInUseRefusal(target.pgliteDir);
     if (existsSync(target.pgliteDir) && readdirSync(target.pgliteDir).length > 0) occupied.push(`the embedded database in ${target.pgliteDir}`);
   }
   if (!(await storeIsEmpty(target.store))) occupied.push(target.storeLabel);
@@ -267,6 +268,7 @@ async function restorePglite(dir: string, manifest: BackupManifest, pgliteDir: s
     applied = await migrate(handle, async (text) => (await client.query<Record<string, unknown>>(text)).rows);
   } finally {
     await handle.close();
+    await rm(`${staging}.lock`, { force: true });
   }
   await rm(replaced, { recursive: true, force: true });
   if (existsSync(pgliteDir)) await rename(pgliteDir, replaced);

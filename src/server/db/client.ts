@@ -7,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import postgres from 'postgres';
 import * as schema from './schema/index.ts';
 import { loadPgliteAssets } from './pglite-assets.ts';
+import { lockDataFolder, type DataFolderLock } from './data-folder-lock.ts';
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -24,8 +25,10 @@ export type DatabaseHandle = {
 export type DatabaseOptions = {
   /** postgres:// URL; absent → embedded PGlite. */
   url?: string;
-  /** PGlite data folder; absent → in memory. */
+  /** PGlite data folder, held locked while open (data-folder-lock.ts); absent → in memory. */
   pgliteDir?: string;
+  /** pgliteDir's lock, already held by the caller (a backup holds it longer): not taken again nor released here. */
+  heldLock?: DataFolderLock;
   /** A PGlite data dump to start from (tests clone a migrated template this way). */
   pgliteTemplate?: Blob;
 };
@@ -46,20 +49,32 @@ export async function openDatabase(options: DatabaseOptions): Promise<DatabaseHa
     };
     return { db, kind: 'postgres', withAdvisoryLock, close: () => client.end({ timeout: 5 }) };
   }
-  if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
-  const client = await PGlite.create({
-    ...(await loadPgliteAssets()),
-    dataDir: options.pgliteDir,
-    loadDataDir: options.pgliteTemplate,
-    relaxedDurability: false,
-  });
+  // Before anything in the folder is touched: a second process refuses here (DataFolderInUseError).
+  const lock = options.pgliteDir && !options.heldLock ? lockDataFolder(options.pgliteDir) : undefined;
+  let client: PGlite;
+  try {
+    if (options.pgliteDir) mkdirSync(options.pgliteDir, { recursive: true });
+    client = await PGlite.create({
+      ...(await loadPgliteAssets()),
+      dataDir: options.pgliteDir,
+      loadDataDir: options.pgliteTemplate,
+      relaxedDurability: false,
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   const db = drizzlePglite({ client, schema, casing: 'snake_case' }) as unknown as Database;
   return {
     db,
     kind: 'pglite',
     withAdvisoryLock: (_lockId, fn) => fn(),
     close: async () => {
-      if (!client.closed) await client.close();
+      try {
+        if (!client.closed) await client.close();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

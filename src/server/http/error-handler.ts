@@ -4,6 +4,7 @@ import type { ErrorBody } from '../../shared/errors.ts';
 import { AppError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import { isOutOfStorage, outOfStorage, storageFailureText } from '../storage/out-of-storage.ts';
+import { loggablePath } from './loggable-path.ts';
 import { trpcErrorResponse } from '../trpc/error-mapping.ts';
 
 const trpcPrefix = '/trpc/';
@@ -60,7 +61,7 @@ export function errorHandler(log: Logger) {
       case 'NOT_FOUND':
         return errorResponse(new AppError('not_found', 'not found'));
       default: {
-        const appError = toAppError(error, log, { method: request.method, path });
+        const appError = toAppError(error, log, { method: request.method, path: loggablePath(path) });
         const headers: Record<string, string> = appError.status === 429 ? { 'retry-after': '900' } : {};
         return errorResponse(appError, headers);
       }

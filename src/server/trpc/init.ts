@@ -12,7 +12,7 @@ export type TrpcContext = {
   deps: Deps;
   /** Bearer token of the call, if any. */
   token: string | undefined;
-  /** Session cookie, read only by auth.session (the cookie alone authorises nothing else). */
+  /** Session cookie, read only by auth.session and auth.clear (the cookie alone authorises nothing else). */
   cookieToken: string | undefined;
   origin: RequestOrigin;
   /** Where clients reach this app: PUBLIC_URL, else the request's own origin (absolute URLs in replies). */

@@ -15,7 +15,7 @@ export type {
 } from './types.ts';
 export { compareNames, compareBytes, equalBytes, toHex, fromHex, concatBytes, utf8Length } from './bytes.ts';
 export { encodeVarint, decodeVarint, MAX_VARINT } from './varint.ts';
-export { splitPath, joinPath, describeBadName, describeLongPath, describeBadTarget } from './paths.ts';
+export { splitPath, joinPath, describeBadName, describeLongPath, describeBadTarget, shownPath, hasBidiControl, bidiControlClass } from './paths.ts';
 export { checkSymlinks } from './symlink-check.ts';
 export {
   createTree,

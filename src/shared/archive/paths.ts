@@ -5,6 +5,27 @@ import { MAX_DEPTH, MAX_NAME_BYTES, MAX_PATH_BYTES } from './constants.ts';
 
 const loneSurrogate = /[\uD800-\uDFFF]/u;
 
+/**
+ * Bidirectional controls (embeddings, overrides, isolates U+202A–U+202E, U+2066–U+2069) and the
+ * invisible direction marks (U+200E, U+200F, U+061C): they make a name display as another one
+ * ('photo\u202Egnp.exe' shows as 'photoexe.png') or two names look alike, so no file name may hold one.
+ */
+export const bidiControlClass = '\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069';
+const bidiControl = new RegExp(`[${bidiControlClass}]`);
+const invisible = new RegExp(`[\u0000-\u001f\u007f-\u009f${bidiControlClass}]`, 'g');
+
+/** True when `text` holds a bidirectional control (describeBadName refuses such names). */
+export function hasBidiControl(text: string): boolean {
+  return bidiControl.test(text);
+}
+
+const codeOf = (char: string) => char.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+
+/** A name or path as it may be shown: controls and bidi controls written as \uXXXX, so it reads as it is. */
+export function shownPath(text: string): string {
+  return text.replace(invisible, (char) => `\\u${codeOf(char)}`);
+}
+
 /** Why a single name is unusable, or undefined when it is fine. Shared by the tree and the index reader. */
 export function describeBadName(name: string): string | undefined {
   if (name === '') return 'empty name';
@@ -15,6 +36,10 @@ export function describeBadName(name: string): string | undefined {
   if (bytes > MAX_NAME_BYTES) return `name is ${bytes} bytes long, above the limit of ${MAX_NAME_BYTES}`;
   // A lone surrogate would be written as U+FFFD, so two different names could collide on disk.
   if (loneSurrogate.test(name)) return 'name is not valid Unicode';
+  const control = bidiControl.exec(name)?.[0];
+  if (control !== undefined) {
+    return `name '${shownPath(name)}' holds the bidirectional control U+${codeOf(control)}, which can make it display as another name`;
+  }
   return undefined;
 }
 

@@ -1,7 +1,9 @@
+import { bidiControlClass } from '../archive/paths.ts';
+
 /** Characters no common file system (NTFS, FAT, APFS, ext4) or shell-friendly download accepts. */
 const FORBIDDEN = /[<>:"/\\|?*\u0000-\u001f\u007f-\u009f]/g;
 /** Bidi controls let a name display as something else ('gnp.exe' shown as 'exe.png'): dropped. */
-const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const BIDI_CONTROLS = new RegExp(`[${bidiControlClass}]`, 'g');
 const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i;
 /** Most file systems cap a name at 255 bytes; room is left for a browser's ' (1)' suffix. */
 const MAX_NAME_BYTES = 240;

@@ -1,5 +1,6 @@
 import { useCallback, useRef, useState } from 'react';
-import { addDirectory, addFile, createTree, isArchiveError, type ArchiveTree } from '../../../shared/archive/index.ts';
+import { addDirectory, addFile, createTree, hasBidiControl, isArchiveError, shownPath, type ArchiveTree } from '../../../shared/archive/index.ts';
+import { new_package_bidi_name } from '../../paraglide/messages/new_package_bidi_name.js';
 import { new_package_edit_failed } from '../../paraglide/messages/new_package_edit_failed.js';
 import { new_package_exists } from '../../paraglide/messages/new_package_exists.js';
 import { new_package_not_folder } from '../../paraglide/messages/new_package_not_folder.js';
@@ -7,14 +8,16 @@ import type { PickedEntry } from './read-dropped.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { new_package_edit_failed, new_package_exists, new_package_not_folder };
+const m = { new_package_bidi_name, new_package_edit_failed, new_package_exists, new_package_not_folder };
 
-/** The text shown when a tree edit is refused (a name taken, a file in the way). */
+/** The text shown when a tree edit is refused (a name taken, a file in the way, a name with bidi controls). */
 export function describeEditError(error: unknown): string {
   if (isArchiveError(error)) {
     const path = error.path ?? '';
     if (error.code === 'file_exists') return m.new_package_exists({ path });
     if (error.code === 'path_not_directory') return m.new_package_not_folder({ path });
+    // Shown escaped: the name itself would display as another one.
+    if (error.code === 'invalid_path' && hasBidiControl(path)) return m.new_package_bidi_name({ path: shownPath(path) });
   }
   return m.new_package_edit_failed();
 }

@@ -41,7 +41,7 @@ export function authRoutes(deps: Deps) {
       '/clear',
       async ({ actor, request, set }) => {
         assertSameOrigin(deps.config, request);
-        await clearSession(deps, actor);
+        await clearSession(deps, actor, sessionTokenFromCookie(request.headers.get('cookie')));
         set.headers['set-cookie'] = clearedSessionCookie(deps.config);
         return { ok: true };
       },

@@ -104,10 +104,13 @@ export async function getSession(deps: Deps, token: string | undefined): Promise
   return describeSession(deps, found, token!);
 }
 
-/** POST /auth/clear: ends the calling session (a browser sign-out, or revoking the token used). */
-export async function clearSession(deps: Deps, actor: Actor): Promise<void> {
-  if (actor.kind !== 'user') return;
-  await deps.db.delete(sessions).where(eq(sessions.id, actor.sessionId));
+/**
+ * POST /auth/clear: ends the calling session (revoking the bearer token used) and the one the session
+ * cookie names, so a browser's sign-out with the cookie alone leaves no live session behind it.
+ */
+export async function clearSession(deps: Deps, actor: Actor, cookieToken: string | undefined): Promise<void> {
+  if (actor.kind === 'user') await deps.db.delete(sessions).where(eq(sessions.id, actor.sessionId));
+  if (cookieToken) await deps.db.delete(sessions).where(eq(sessions.tokenHash, hashToken(cookieToken)));
 }
 
 function describeSession(deps: Deps, { session, user, privileges }: LiveSession, token: string): Session {

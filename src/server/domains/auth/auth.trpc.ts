@@ -12,7 +12,7 @@ export const authRouter = router({
     return signedIn.session;
   }),
   clear: cookieClearingProcedure.mutation(async ({ ctx }) => {
-    await clearSession(ctx.deps, ctx.actor);
+    await clearSession(ctx.deps, ctx.actor, ctx.cookieToken);
     ctx.resHeaders.append('set-cookie', clearedSessionCookie(ctx.deps.config));
     return { ok: true };
   }),

@@ -1,5 +1,5 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { encodeIndex, isArchiveError, listUniqueChunks, readArchive, toHex, type ArchiveIndex, type ReadChunk } from '../../../../shared/archive/index.ts';
+import { encodeIndex, isArchiveError, listUniqueChunks, readArchive, shownPath, toHex, type ArchiveIndex, type ReadChunk } from '../../../../shared/archive/index.ts';
 import { finalizePackageInput, type Package, type PartDescriptor } from '../../../../shared/schemas/packages.ts';
 import type { Executor } from '../../../db/client.ts';
 import { packages, uploadParts } from '../../../db/schema/index.ts';
@@ -57,7 +57,7 @@ function shorten(text: string, max = 4200): string {
 /** An archive the reader refuses is the client's fault: 400 bad_param naming the archive code and, when known, the path. */
 function asFinalizeError(error: unknown): unknown {
   if (!isArchiveError(error)) return error;
-  const where = error.path === undefined ? '' : ` at '${shorten(error.path)}'`;
+  const where = error.path === undefined ? '' : ` at '${shorten(shownPath(error.path))}'`;
   const details = error.path === undefined ? { archiveError: error.code } : { archiveError: error.code, path: shorten(error.path) };
   return new AppError('bad_param', `Invalid archive: ${error.code}${where} (${shorten(error.message)})`, details);
 }
