@@ -17,8 +17,6 @@ export type ChildServer = {
   dataDir: string;
   /** The process's environment (a second process on the same data starts from it). */
   env: Record<string, string>;
-  /** The current process's id while it runs. */
-  readonly pid: number | undefined;
   fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   /** True while the current process runs. */
   readonly running: boolean;
