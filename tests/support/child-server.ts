@@ -15,6 +15,8 @@ export type ChildServer = {
   /** http://127.0.0.1:PORT (the same port across restarts). */
   url: string;
   dataDir: string;
+  /** The environment it runs with (DATA_DIR, SECRET_KEY, DATABASE_URL on PostgreSQL…), for an `admin` command on its data. */
+  env: Record<string, string>;
   fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   /** True while the current process runs. */
   readonly running: boolean;
@@ -87,6 +89,7 @@ export async function startChildServer(options: ChildServerOptions = {}): Promis
   return {
     url,
     dataDir,
+    env,
     get running() {
       return child.running;
     },
