@@ -18,9 +18,10 @@ export async function readNewPassword(prompt: string, stderr: (text: string) => 
 async function readPipedLine(): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of Bun.stdin.stream()) {
-    chunks.push(chunk);
-    size += chunk.length;
+  const reader = Bun.stdin.stream().getReader();
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    chunks.push(read.value);
+    size += read.value.length;
     if (size > pipedLimitBytes) throw new PasswordInputRefusal('stdin holds more than one password line; nothing was changed');
   }
   const text = new TextDecoder().decode(Buffer.concat(chunks)).replace(/\r?\n$/, '');
