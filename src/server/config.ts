@@ -61,7 +61,7 @@ export const configVariables = [
   ['DISCORD_CLIENT_ID', '(none)', 'Discord application client id: with DISCORD_CLIENT_SECRET, offers sign-in with Discord'],
   ['DISCORD_CLIENT_SECRET', '(none)', 'Discord application client secret'],
   ['DISCORD_URL', 'https://discord.com', 'Discord address (authorization, token and user endpoints)'],
-  ['ITCH_CLIENT_ID', '(none)', 'itch.io OAuth application client id: offers sign-in with itch.io'],
+  ['ITCH_CLIENT_ID', '(none)', 'itch.io OAuth application client id: offers linking an itch.io account (itch.io never signs in)'],
   ['ITCH_URL', 'https://itch.io', 'itch.io address (authorization page)'],
   ['ITCH_API_URL', 'https://api.itch.io', 'itch.io API address (the signed-in profile; deploy keys and their games)'],
   ['STEAM_SIGN_IN', 'false', 'true: offers sign-in with Steam (OpenID 2.0, no registration needed)'],

@@ -253,11 +253,11 @@ async function spawnFreshExecutable<T>(spawn: () => T): Promise<T> {
 }
 
 /** `cartridge admin ...` of the binary, with the clean environment the server got (no server running). */
-async function runAdmin(folder: string, env: Record<string, string>, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function runAdmin(folder: string, env: Record<string, string>, args: string[], stdin?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const child = Bun.spawn([join(folder, 'cartridge'), 'admin', ...args], {
     cwd: folder,
     env: { PATH: '/usr/bin:/bin', HOME: folder, TMPDIR: folder, LOG_LEVEL: 'error', ...env },
-    stdin: 'ignore',
+    stdin: stdin === undefined ? 'ignore' : new Blob([stdin]),
     stdout: 'pipe',
     stderr: 'pipe',
   });
@@ -279,6 +279,14 @@ async function checkAdmin(folder: string, env: Record<string, string>, member: s
   check(unknown.code === 1 && unknown.stderr === 'cartridge: user not found\n', 'cartridge admin: an unknown user exits 1', `${unknown.code} ${unknown.stderr}`);
   const usage = await runAdmin(folder, env, ['grant', member]);
   check(usage.code === 2 && usage.stdout.includes('cartridge admin grant USER PRIVILEGE'), 'cartridge admin: wrong usage prints the usage, exit 2', `${usage.code}`);
+}
+
+/** `cartridge admin set-password USER`, the new password piped in as one line; a weak one refused first. */
+async function checkSetPassword(folder: string, env: Record<string, string>, user: string, newPassword: string): Promise<void> {
+  const weak = await runAdmin(folder, env, ['set-password', user], 'short\n');
+  check(weak.code === 1 && weak.stderr === 'cartridge: Invalid `password`: it must be at least 8 characters\n', 'cartridge admin set-password: a weak password is refused, exit 1', `${weak.code} ${weak.stderr}`);
+  const set = await runAdmin(folder, env, ['set-password', user], `${newPassword}\n`);
+  check(set.code === 0 && set.stdout.includes(`can now sign in as ${user} with the new password`), 'cartridge admin set-password: sets the password from stdin', `${set.code} ${set.stdout}${set.stderr}`);
 }
 
 /**
@@ -383,6 +391,7 @@ async function main(): Promise<void> {
     await signIn(second, `${name}m`, password, 'register');
     await stopBinary(second);
     await checkAdmin(folder, { DATA_DIR: dataDir }, `${name}m`);
+    await checkSetPassword(folder, { DATA_DIR: dataDir }, `${name}m`, `${password} reset`);
 
     try {
       await admin.unsafe(`create database "${databaseName}"`);
@@ -397,9 +406,10 @@ async function main(): Promise<void> {
     await signIn(third, name, password, 'register');
     await checkClient(third);
     await stopBinary(third);
+    await checkSetPassword(folder, postgresEnv, name, `${password} reset`);
 
     const fourth = await startBinary('postgres restart', folder, postgresEnv);
-    await signIn(fourth, name, password, 'login');
+    await signIn(fourth, name, `${password} reset`, 'login');
     await stopBinary(fourth);
   } finally {
     if (current) {

@@ -5,7 +5,7 @@ let counter = 0;
 export type TestUser = { name: string; password: string; token: string; id: string; cookie: string };
 
 /** Registers a user through the public API and returns its bearer token. */
-export async function registerUser(server: TestServer, name = `user${++counter}${Math.random().toString(36).slice(2, 6)}`): Promise<TestUser> {
+export async function registerUser(server: Pick<TestServer, 'fetch'>, name = `user${++counter}${Math.random().toString(36).slice(2, 6)}`): Promise<TestUser> {
   const password = `pw-${name}-secret`;
   const response = await server.fetch('/api/auth/password', { method: 'POST', json: { name, password, intent: 'register' } });
   if (response.status !== 200) throw new Error(`register ${name}: ${response.status} ${await response.text()}`);

@@ -15,7 +15,7 @@ export type ChildServer = {
   /** http://127.0.0.1:PORT (the same port across restarts). */
   url: string;
   dataDir: string;
-  /** The process's environment (a second process on the same data starts from it). */
+  /** The process's environment: a second process or an `admin` command on the same data starts from it. */
   env: Record<string, string>;
   fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   /** True while the current process runs. */

@@ -12,11 +12,14 @@ import { startTestServer, type TestServer } from './server.ts';
  */
 export type Callback = { code: string; state: string };
 
-export async function startExternal(server: TestServer, provider: SignInProviderId | string, intent: ExternalIntent | string, bearer?: string): Promise<Response> {
+/** What the flows need of a server: its fetch (a TestServer, or a ChildServer in its own process). */
+export type ApiServer = Pick<TestServer, 'fetch'>;
+
+export async function startExternal(server: ApiServer, provider: SignInProviderId | string, intent: ExternalIntent | string, bearer?: string): Promise<Response> {
   return server.fetch(`/api/auth/external/start?provider=${encodeURIComponent(provider)}&intent=${encodeURIComponent(intent)}`, { method: 'POST', token: bearer });
 }
 
-export async function started(server: TestServer, provider: SignInProviderId, intent: ExternalIntent, bearer?: string): Promise<StartedExternalAuth> {
+export async function started(server: ApiServer, provider: SignInProviderId, intent: ExternalIntent, bearer?: string): Promise<StartedExternalAuth> {
   const response = await startExternal(server, provider, intent, bearer);
   if (response.status !== 200) throw new Error(`start ${provider} ${intent}: ${response.status} ${await response.text()}`);
   return (await response.json()) as StartedExternalAuth;
@@ -42,12 +45,12 @@ export function callbackOf(provider: SignInProviderId, location: URL): Callback 
   return { code: location.searchParams.get('code') ?? '', state: location.searchParams.get('state') ?? '' };
 }
 
-export function finishExternal(server: TestServer, callback: Callback): Promise<Response> {
+export function finishExternal(server: ApiServer, callback: Callback): Promise<Response> {
   return server.fetch(`/api/auth/external/finish?token=${encodeURIComponent(callback.state)}&code=${encodeURIComponent(callback.code)}`, { method: 'POST' });
 }
 
 /** start → provider → finish, asserting the client's own check (state equals the stored token). */
-export async function finishedFlow(server: TestServer, provider: SignInProviderId, intent: ExternalIntent, bearer?: string): Promise<FinishedExternalAuth> {
+export async function finishedFlow(server: ApiServer, provider: SignInProviderId, intent: ExternalIntent, bearer?: string): Promise<FinishedExternalAuth> {
   const start = await started(server, provider, intent, bearer);
   const callback = callbackOf(provider, await authorizeAt(start));
   expect(callback.state).toBe(start.token);
@@ -56,14 +59,14 @@ export async function finishedFlow(server: TestServer, provider: SignInProviderI
   return (await response.json()) as FinishedExternalAuth;
 }
 
-export const signInWith = (server: TestServer, token: string, init: RequestInit = {}) => server.fetch(`/api/users/auth?token=${encodeURIComponent(token)}`, { method: 'POST', ...init });
-export const registerWith = (server: TestServer, token: string, init: RequestInit = {}) => server.fetch(`/api/users/register?token=${encodeURIComponent(token)}`, { method: 'POST', ...init });
-export const linkWith = (server: TestServer, token: string, bearer: string) => server.fetch(`/api/users/me/credentials?token=${encodeURIComponent(token)}`, { method: 'POST', token: bearer });
+export const signInWith = (server: ApiServer, token: string, init: RequestInit = {}) => server.fetch(`/api/users/auth?token=${encodeURIComponent(token)}`, { method: 'POST', ...init });
+export const registerWith = (server: ApiServer, token: string, init: RequestInit = {}) => server.fetch(`/api/users/register?token=${encodeURIComponent(token)}`, { method: 'POST', ...init });
+export const linkWith = (server: ApiServer, token: string, bearer: string) => server.fetch(`/api/users/me/credentials?token=${encodeURIComponent(token)}`, { method: 'POST', token: bearer });
 
 export type SessionReply = { id: string; authToken: string; userInfo: { id: string; title: string }; userPrivileges: string[] };
 
 /** A new account made with the provider (fakes.signInAs first): its session. */
-export async function registerExternally(server: TestServer, fakes: FakeProviders, provider: SignInProviderId, identity: Parameters<FakeProviders['signInAs']>[1]): Promise<SessionReply> {
+export async function registerExternally(server: ApiServer, fakes: FakeProviders, provider: SignInProviderId, identity: Parameters<FakeProviders['signInAs']>[1]): Promise<SessionReply> {
   fakes.signInAs(provider, identity);
   const finished = await finishedFlow(server, provider, 'register');
   expect(finished).toMatchObject({ hasUser: false, intent: 'register' });

@@ -1,14 +1,16 @@
 import { ZodError } from 'zod';
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, pgliteDirOf, type Database } from '../db/client.ts';
 import { migrateDatabase } from '../db/migrate.ts';
 import { adoptInstanceKey } from '../crypto/instance-key.ts';
+import { resetUserPassword } from '../domains/admin/password-reset.service.ts';
 import { applyPrivilegeChange } from '../domains/admin/privileges.service.ts';
 import { addMachineRecord, listMachineRecords, revokeMachineRecord } from '../domains/cloud-play/machines.service.ts';
 import type { CloudMachine } from '../../shared/schemas/cloud-play.ts';
 import { AppError } from '../errors.ts';
 import { runBackup } from './backup.ts';
 import { BackupRefusal } from './backup-format.ts';
+import { PasswordInputRefusal, readNewPassword } from './read-password.ts';
 import { runRestore } from './restore.ts';
 
 export type CommandOutput = { stdout: (text: string) => void; stderr: (text: string) => void };
@@ -16,6 +18,10 @@ export type CommandOutput = { stdout: (text: string) => void; stderr: (text: str
 export const adminUsage = `Usage:
   cartridge admin grant USER PRIVILEGE    give USER (id or sign-in name) a privilege
   cartridge admin revoke USER PRIVILEGE   take it back
+  cartridge admin set-password USER [--name NAME]
+                                          set USER's password, read from stdin (a hidden prompt, or one
+                                          line from a pipe); every session and API token of USER ends;
+                                          --name gives a sign-in name to a user who has none (itch.io)
   cartridge admin machine add TITLE       add a cloud-play host machine; prints its token (shown once)
   cartridge admin machine list            list the host machines
   cartridge admin machine revoke ID       revoke a machine's token; its sessions end
@@ -36,12 +42,12 @@ PostgreSQL backups use pg_dump and pg_restore (on PATH, or PG_DUMP and PG_RESTOR
 const exitCodes = { ok: 0, refused: 1, usage: 2, failure: 5 } as const;
 
 /** Opens the instance database (migrated) for one command. */
-async function withInstanceDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+async function withInstanceDatabase<T>(fn: (db: Database, config: Config) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: pgliteDirOf(config.dataDir) });
   try {
     await migrateDatabase(database);
-    return await fn(database.db);
+    return await fn(database.db, config);
   } finally {
     await database.close();
   }
@@ -51,6 +57,17 @@ async function changePrivilege(action: 'grant' | 'revoke', user: string, privile
   await withInstanceDatabase(async (db) => {
     const result = await applyPrivilegeChange(db, { user, privilege }, action);
     out.stdout(`${result.title} (${result.name ?? result.id}): ${result.privileges.join(', ') || 'no privileges'}\n`);
+  });
+}
+
+/** `admin set-password USER [--name NAME]`: the password only ever comes from stdin (read-password.ts). */
+async function setPassword(args: string[], out: CommandOutput): Promise<void> {
+  const [user, , name] = args as [string, string?, string?];
+  await withInstanceDatabase(async (db, config) => {
+    const reset = await resetUserPassword(db, config, { user, name }, (target) => readNewPassword(`New password for ${target.title} (${target.name}): `, out.stderr));
+    const count = reset.sessionsEnded;
+    const ended = count === 0 ? 'no session or API token was open' : count === 1 ? '1 session or API token ended' : `${count} sessions and API tokens ended`;
+    out.stdout(`${reset.title} (${reset.id}) can now sign in as ${reset.name} with the new password; ${ended}.\n`);
   });
 }
 
@@ -89,6 +106,8 @@ function isUsage(args: string[]): boolean {
   const [action, first, second] = args;
   if (action === 'grant' || action === 'revoke') return Boolean(first && second) && args.length === 3;
   if (action === 'adopt-secret-key') return args.length === 1;
+  // No argument could be the password: USER, then only --name NAME.
+  if (action === 'set-password') return Boolean(first) && !first!.startsWith('-') && (args.length === 2 || (args.length === 4 && second === '--name' && Boolean(args[3])));
   if (action === 'backup') return args.length === 2 && Boolean(first) && !first!.startsWith('-');
   if (action === 'restore') {
     const rest = args.slice(1);
@@ -110,12 +129,13 @@ export async function runAdminCommand(args: string[], out: CommandOutput): Promi
   try {
     if (action === 'machine') await machineCommand(args.slice(1), out);
     else if (action === 'adopt-secret-key') await adoptSecretKey(out);
+    else if (action === 'set-password') await setPassword(args.slice(1), out);
     else if (action === 'backup') await runBackup(user, out);
     else if (action === 'restore') await runRestore(args.slice(1).find((arg) => !arg.startsWith('-'))!, { force: args.includes('--force') }, out);
     else await changePrivilege(action as 'grant' | 'revoke', user, privilege, out);
     return exitCodes.ok;
   } catch (error) {
-    if (error instanceof AppError || error instanceof ConfigError || error instanceof BackupRefusal) {
+    if (error instanceof AppError || error instanceof ConfigError || error instanceof BackupRefusal || error instanceof PasswordInputRefusal) {
       out.stderr(`cartridge: ${error.message}\n`);
       return exitCodes.refused;
     }

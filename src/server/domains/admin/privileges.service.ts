@@ -39,7 +39,8 @@ export async function applyPrivilegeChange(db: Database, rawInput: PrivilegeChan
   return describeUser(db, userId);
 }
 
-async function findUserId(db: Database, idOrName: string): Promise<string | undefined> {
+/** A user by id or sign-in name (the password credential's name), as `admin` commands name them. */
+export async function findUserId(db: Database, idOrName: string): Promise<string | undefined> {
   const [row] = await db
     .select({ id: users.id })
     .from(users)
