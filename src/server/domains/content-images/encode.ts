@@ -3,6 +3,7 @@ import {
   contentImageFormats,
   maxContentImagePixels,
   maxContentImageSide,
+  unpaidPixelsMessage,
   type ContentImageFormat,
 } from '../../../shared/schemas/content-images.ts';
 import type { ContentImageVariants } from '../../db/schema/index.ts';
@@ -67,7 +68,8 @@ function pixelCountMessage(width: number, height: number): string {
 /**
  * Checks and decodes an upload: the format is sniffed (only JPEG, PNG, WebP, AVIF and GIF's first
  * frame), the header's size is checked against maxContentImagePixels and maxContentImageSide before
- * any pixel is decoded (a decompression bomb declares its size), and libvips decodes under the same
+ * any pixel is decoded (a decompression bomb declares its size), so is the file's size against its pixels
+ * (unpaidPixelsMessage: an image must pay for its pixels), and libvips decodes under the same
  * pixel limit, failing on damaged data. EXIF orientation is applied, colour converted to sRGB; the
  * pixels carry no metadata (EXIF, GPS, XMP, ICC) from here on. Refusals are bad_param with a sentence.
  */
@@ -88,6 +90,8 @@ export async function decodeUpload(sharp: ImageLibrary, bytes: Uint8Array): Prom
   if (width * height > maxContentImagePixels || width > maxContentImageSide || height > maxContentImageSide) {
     throw new AppError('bad_param', pixelCountMessage(width, height), { width, height, maxPixels: maxContentImagePixels, maxSide: maxContentImageSide });
   }
+  const unpaid = unpaidPixelsMessage(width, height, bytes.length);
+  if (unpaid) throw new AppError('bad_param', unpaid, { width, height, bytes: bytes.length });
   try {
     const decoded = await toPixels(sharp(bytes, options).autoOrient(), metadata.hasAlpha);
     return { ...decoded, sourceFormat };
@@ -172,25 +176,4 @@ export async function encodeSizes(
     }
   }
   return variants;
-}
-
-/**
- * At most this many images are decoded and encoded at once in this process (finalize and the optimise
- * job): each holds its decoded pixels (up to 160 MB for a 40 MP image with alpha), and libvips already
- * spreads one image's work over the cores.
- */
-const maxConcurrentImages = 2;
-let running = 0;
-const waiting: (() => void)[] = [];
-
-export async function withImageSlot<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= maxConcurrentImages) await new Promise<void>((resolve) => waiting.push(resolve));
-  else running++;
-  try {
-    return await work();
-  } finally {
-    const next = waiting.shift();
-    if (next) next();
-    else running--;
-  }
 }
