@@ -38,7 +38,7 @@ export const configVariables = [
   ['CONTENT_IMAGE_GRACE_HOURS', '24', 'hours an image no description references is kept before it is collected (an upload never finished goes an hour after its token expired)'],
   ['IMAGE_WORKER_CONCURRENCY', '1', 'images decoded and encoded at once, in the image worker process (one per user at a time, users served in turn)'],
   ['IMAGE_WORKER_THREADS', '0', 'libvips threads per image in the image worker (0 = one per core; the worker runs at a lower priority than the server)'],
-  ['IMAGE_WORKER_MEMORY_MB', '1536', 'memory cap of the image worker process, in MiB: past it the image being processed is refused and the worker restarted'],
+  ['IMAGE_WORKER_MEMORY_MB', '2048', 'memory cap of the image worker process, in MiB (a 20 MP photo peaks near 0.9 GB, a 40 MP one near 1.8 GB): past it the image being processed is refused and the worker restarted'],
   ['IMAGE_FINALIZE_WAIT_SECONDS', '90', 'longest an image finalize waits for its turn and processing before answering 503 timeout (the image stays queued: finalize again to keep waiting)'],
   ['UPLOAD_PART_SIZE', '8388608', 'bytes per package upload part the server asks clients to send (1024..1073741824)'],
   ['PACK_SIZE', '33554432', 'bytes of package chunks stored together in one pack blob (65536..1073741824; fewer, larger blobs: fewer files to sync and S3 requests)'],
@@ -161,7 +161,7 @@ const environmentSchema = z.object({
   CONTENT_IMAGE_GRACE_HOURS: z.coerce.number().min(0).max(24 * 3650).default(24),
   IMAGE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
   IMAGE_WORKER_THREADS: z.coerce.number().int().min(0).max(256).default(0),
-  IMAGE_WORKER_MEMORY_MB: z.coerce.number().int().min(64).max(1024 * 1024).default(1536),
+  IMAGE_WORKER_MEMORY_MB: z.coerce.number().int().min(64).max(1024 * 1024).default(2048),
   // Below the server's idle timeout (120 s, serve.ts), which would cut the request without a reply.
   IMAGE_FINALIZE_WAIT_SECONDS: z.coerce.number().positive().max(110).default(90),
   UPLOAD_PART_SIZE: z.coerce.number().int().min(1024).max(1024 ** 3).default(8 * 1024 ** 2),

@@ -30,7 +30,8 @@ export type WorkerMessage =
   /** The image library did not load: image calls answer not_supported with this reason. */
   | { type: 'unavailable'; reason: string }
   | { type: 'output'; id: number; output: WorkerOutput; bytes: Uint8Array }
-  | { type: 'done'; id: number; made: FinalizeMade | ReencodeMade }
+  /** rss: the worker's size after it (the server retires a worker left large, see worker-process.ts). */
+  | { type: 'done'; id: number; made: FinalizeMade | ReencodeMade; rss: number }
   /** The image was refused (bad_param: not an image, too many pixels, damaged). */
   | { type: 'refused'; id: number; message: string; details?: unknown }
   | { type: 'failed'; id: number; message: string };

@@ -39,9 +39,9 @@ async function work(sharp: ImageLibrary, request: WorkerRequest): Promise<void> 
       const decoded = await decodeUpload(sharp, request.bytes);
       await emit({ kind: 'original' }, await encodeOriginal(sharp, decoded));
       const { widths, variants } = await sizes(decoded);
-      send({ type: 'done', id, made: { width: decoded.width, height: decoded.height, sourceFormat: decoded.sourceFormat, widths, variants } });
+      send({ type: 'done', id, made: { width: decoded.width, height: decoded.height, sourceFormat: decoded.sourceFormat, widths, variants }, rss: process.memoryUsage.rss() });
     } else {
-      send({ type: 'done', id, made: await sizes(await decodeOriginal(sharp, request.bytes)) });
+      send({ type: 'done', id, made: await sizes(await decodeOriginal(sharp, request.bytes)), rss: process.memoryUsage.rss() });
     }
   } catch (error) {
     if (error instanceof AppError && error.code === 'bad_param') send({ type: 'refused', id, message: error.message, details: error.details });

@@ -22,7 +22,13 @@ export type WorkEnd =
 
 type InFlight = { onOutput: (output: WorkerOutput, bytes: Uint8Array) => Promise<void>; stored: Promise<void>; end: (end: WorkEnd) => void };
 
-type Child = { process: Bun.Subprocess; ready: Promise<WorkEnd | undefined> };
+type Child = {
+  process: Bun.Subprocess;
+  /** Settles once: undefined when the worker said it is ready, else how it ended first. */
+  ready: Promise<WorkEnd | undefined>;
+  becameReady: (end: WorkEnd | undefined) => void;
+  inFlight: Map<number, InFlight>;
+};
 
 /** Niceness of the worker: the server's own threads come first when both want the cores. */
 const workerPriority = 10;
@@ -35,7 +41,6 @@ const workerPriority = 10;
  */
 export class ImageWorkerProcess {
   private child: Child | undefined;
-  private readonly inFlight = new Map<number, InFlight>();
   private nextId = 1;
   private stopped = false;
 
@@ -43,17 +48,18 @@ export class ImageWorkerProcess {
 
   /** Starts the worker if needed: undefined once it is ready, else how it ended (unavailable: no image library there). */
   async ready(): Promise<WorkEnd | undefined> {
+    if (this.stopped) return { type: 'stopped', exitCode: null, signal: null };
     return this.start().ready;
   }
 
   async run(request: WorkRequest, onOutput: InFlight['onOutput']): Promise<WorkEnd> {
     if (this.stopped) return { type: 'stopped', exitCode: null, signal: null };
     const child = this.start();
-    const unavailable = await child.ready;
-    if (unavailable) return unavailable;
+    const notReady = await child.ready;
+    if (notReady) return notReady;
     const id = this.nextId++;
     return new Promise<WorkEnd>((resolve) => {
-      this.inFlight.set(id, { onOutput, stored: Promise.resolve(), end: resolve });
+      child.inFlight.set(id, { onOutput, stored: Promise.resolve(), end: resolve });
       child.process.send({ ...request, id } as WorkerRequest);
     });
   }
@@ -61,6 +67,7 @@ export class ImageWorkerProcess {
   async stop(): Promise<void> {
     this.stopped = true;
     const child = this.child;
+    this.child = undefined;
     if (!child) return;
     child.process.kill();
     await child.process.exited;
@@ -71,65 +78,79 @@ export class ImageWorkerProcess {
     const command = runsCompiled() ? [process.execPath, imageWorkerCommand] : [process.execPath, join(import.meta.dir, 'worker-main.ts')];
     let becameReady: (end: WorkEnd | undefined) => void = () => undefined;
     const ready = new Promise<WorkEnd | undefined>((resolve) => (becameReady = resolve));
-    const threads = this.settings.threads;
-    const subprocess = Bun.spawn(command, {
+    const { threads, memoryBytes } = this.settings;
+    const child: Child = { process: undefined as unknown as Bun.Subprocess, ready, becameReady, inFlight: new Map() };
+    child.process = Bun.spawn(command, {
       // Only what the worker needs: none of the server's secrets or database settings.
       env: {
         ...(process.env.PATH ? { PATH: process.env.PATH } : {}),
         ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
         ...(process.env.HOME ? { HOME: process.env.HOME } : {}),
-        // Its own libuv pool: at least one thread per format encoded at once (encode.ts), one per libvips thread.
+        // Its own libuv pool, for sharp's pipelines (several at once while a width is resized and encoded).
         UV_THREADPOOL_SIZE: String(Math.max(4, threads)),
-        [workerEnv.memoryBytes]: String(this.settings.memoryBytes),
+        // Fewer malloc arenas: libvips' threads otherwise leave memory spread over many (sharp's advice).
+        MALLOC_ARENA_MAX: '2',
+        [workerEnv.memoryBytes]: String(memoryBytes),
         [workerEnv.threads]: String(threads),
       },
       stdin: 'ignore',
       stdout: 'inherit',
       stderr: 'inherit',
       serialization: 'advanced',
-      ipc: (message: WorkerMessage) => this.receive(message, becameReady),
-      onExit: (_subprocess, exitCode, signalCode) => this.exited(child, exitCode, signalCode === null ? null : String(signalCode), becameReady),
+      ipc: (message: WorkerMessage) => this.receive(child, message),
+      onExit: (_subprocess, exitCode, signalCode) => this.exited(child, exitCode, signalCode === null ? null : String(signalCode)),
     });
-    const child: Child = { process: subprocess, ready };
     try {
-      setPriority(subprocess.pid, workerPriority);
+      setPriority(child.process.pid, workerPriority);
     } catch {
       // Not allowed here (some containers): it still runs in its own process.
     }
     this.child = child;
-    this.settings.log.debug('image worker started', { pid: subprocess.pid });
+    this.settings.log.debug('image worker started', { pid: child.process.pid });
     return child;
   }
 
-  private receive(message: WorkerMessage, becameReady: (end: WorkEnd | undefined) => void): void {
-    if (message.type === 'ready') return becameReady(undefined);
-    if (message.type === 'unavailable') return becameReady({ type: 'unavailable', reason: message.reason });
-    const request = this.inFlight.get(message.id);
+  private receive(child: Child, message: WorkerMessage): void {
+    if (message.type === 'ready') return child.becameReady(undefined);
+    if (message.type === 'unavailable') return child.becameReady({ type: 'unavailable', reason: message.reason });
+    const request = child.inFlight.get(message.id);
     if (!request) return;
     if (message.type === 'output') {
       request.stored = request.stored.then(() => request.onOutput(message.output, message.bytes));
       return;
     }
-    this.inFlight.delete(message.id);
-    const end: WorkEnd = message.type === 'done' ? { type: 'done', made: message.made } : message.type === 'refused' ? { type: 'refused', message: message.message, details: message.details } : { type: 'failed', message: message.message };
+    child.inFlight.delete(message.id);
+    if (message.type === 'done') this.retireIfLarge(child, message.rss);
+    const end: WorkEnd =
+      message.type === 'done' ? { type: 'done', made: message.made } : message.type === 'refused' ? { type: 'refused', message: message.message, details: message.details } : { type: 'failed', message: message.message };
     request.stored.then(
       () => request.end(end),
       (error: unknown) => request.end({ type: 'failed', message: error instanceof Error ? error.message : String(error) }),
     );
   }
 
-  private exited(child: Child, exitCode: number | null, signal: string | null, becameReady: (end: WorkEnd | undefined) => void): void {
+  /**
+   * libvips' and malloc's memory is not all given back after a large image (a 20 MP one left the
+   * worker at 0.3-0.5 GB): an idle worker past half its cap is stopped; the next image starts a fresh one.
+   */
+  private retireIfLarge(child: Child, rss: number): void {
+    if (this.child !== child || child.inFlight.size > 0 || this.settings.memoryBytes <= 0 || rss <= this.settings.memoryBytes / 2) return;
+    this.child = undefined;
+    child.process.kill();
+  }
+
+  private exited(child: Child, exitCode: number | null, signal: string | null): void {
     if (this.child === child) this.child = undefined;
     const end: WorkEnd = exitCode === memoryCapExitCode ? { type: 'memory' } : { type: 'stopped', exitCode, signal };
-    becameReady(end);
-    if (!this.stopped) this.settings.log.info('image worker ended', { pid: child.process.pid, exitCode, signal, images: this.inFlight.size });
-    for (const [id, request] of this.inFlight) {
-      this.inFlight.delete(id);
-      // What it stored before it ended is its own keys: the caller's failure path removes or keeps them.
+    child.becameReady(end);
+    if (child.inFlight.size > 0) this.settings.log.info('image worker ended', { pid: child.process.pid, exitCode, signal, images: child.inFlight.size });
+    for (const request of child.inFlight.values()) {
+      // What it stored before it ended is under the image's own keys: finalize again overwrites them.
       request.stored.then(
         () => request.end(end),
         () => request.end(end),
       );
     }
+    child.inFlight.clear();
   }
 }
