@@ -1,6 +1,7 @@
 /**
  * The order image work runs in: at most `concurrency` tasks at once in all and one per owner (a user,
- * or the optimise job), owners served in turn (the one served longest ago first), so one user's batch
+ * or the optimise job), owners served in turn (the one served longest ago, or never while it waited,
+ * first), so one user's batch
  * of large images cannot hold up another user's image by more than the image being worked on.
  * Background owners (the optimise job) run only when no interactive owner waits.
  * A task whose key is already queued or running is not queued twice: the caller gets the same result
@@ -16,6 +17,9 @@ export class FairQueue {
   private readonly background = new Map<string, Queued[]>();
   private readonly runningOwners = new Set<string>();
   private readonly byKey = new Map<string, Promise<unknown>>();
+  /** When each owner was last served (a count of dispatches); forgotten once it has nothing waiting or running. */
+  private readonly lastServed = new Map<string, number>();
+  private dispatches = 0;
   private running = 0;
 
   constructor(private readonly concurrency: number) {}
@@ -34,6 +38,7 @@ export class FairQueue {
             this.running--;
             this.runningOwners.delete(task.owner);
             this.byKey.delete(task.key);
+            if (!this.interactive.has(task.owner) && !this.background.has(task.owner)) this.lastServed.delete(task.owner);
             this.pump();
           });
       };
@@ -60,15 +65,18 @@ export class FairQueue {
     }
   }
 
-  /** The first owner's (longest unserved) next task, the owner moved to the end of the turn. */
+  /** The next task of the owner served longest ago (of those with nothing running). */
   private take(lane: Map<string, Queued[]>): Queued | undefined {
-    for (const [owner, waiting] of lane) {
+    let chosen: string | undefined;
+    for (const owner of lane.keys()) {
       if (this.runningOwners.has(owner)) continue;
-      const next = waiting.shift()!;
-      lane.delete(owner);
-      if (waiting.length > 0) lane.set(owner, waiting);
-      return next;
+      if (chosen === undefined || (this.lastServed.get(owner) ?? 0) < (this.lastServed.get(chosen) ?? 0)) chosen = owner;
     }
-    return undefined;
+    if (chosen === undefined) return undefined;
+    const waiting = lane.get(chosen)!;
+    const next = waiting.shift()!;
+    this.lastServed.set(chosen, ++this.dispatches);
+    if (waiting.length === 0) lane.delete(chosen);
+    return next;
   }
 }

@@ -1,4 +1,3 @@
-import type { Config } from '../../../config.ts';
 import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
 import { FairQueue } from './fair-queue.ts';
@@ -7,25 +6,28 @@ import { ImageWorkerProcess, type WorkEnd } from './worker-process.ts';
 /**
  * The image work of one server: its fair queue (fair-queue.ts: IMAGE_WORKER_CONCURRENCY images at once,
  * one per user, users in turn) in front of its image worker process (worker-process.ts). Made on first
- * use, one per server (its Config), stopped with the server (boot.ts closeDeps).
+ * use, one per server, stopped with the server (boot.ts closeDeps). Known by the server's blob store:
+ * the one object every Deps of the server shares (serve.ts gives its routes a Config of its own).
  */
 export type ImageWork = { queue: FairQueue; worker: ImageWorkerProcess };
 
-const servers = new WeakMap<Config, ImageWork>();
+type ServerDeps = Pick<Deps, 'config' | 'log' | 'storage'>;
 
-export function imageWorkOf(deps: Pick<Deps, 'config' | 'log'>): ImageWork {
-  let work = servers.get(deps.config);
+const servers = new WeakMap<Deps['storage'], ImageWork>();
+
+export function imageWorkOf(deps: ServerDeps): ImageWork {
+  let work = servers.get(deps.storage);
   if (!work) {
     const { concurrency, threads, memoryBytes } = deps.config.contentImages.worker;
     work = { queue: new FairQueue(concurrency), worker: new ImageWorkerProcess({ threads, memoryBytes, log: deps.log }) };
-    servers.set(deps.config, work);
+    servers.set(deps.storage, work);
   }
   return work;
 }
 
-export async function stopImageWork(deps: Pick<Deps, 'config'>): Promise<void> {
-  const work = servers.get(deps.config);
-  servers.delete(deps.config);
+export async function stopImageWork(deps: Pick<Deps, 'storage'>): Promise<void> {
+  const work = servers.get(deps.storage);
+  servers.delete(deps.storage);
   await work?.worker.stop();
 }
 
@@ -34,7 +36,7 @@ export function imageLibraryUnavailable(reason: string): AppError {
 }
 
 /** not_supported when the worker's image library cannot load (asked before anything is sent). */
-export async function requireImageLibrary(deps: Pick<Deps, 'config' | 'log'>): Promise<void> {
+export async function requireImageLibrary(deps: ServerDeps): Promise<void> {
   const end = await imageWorkOf(deps).worker.ready();
   if (end?.type === 'unavailable') throw imageLibraryUnavailable(end.reason);
   if (end) throw workerStopped();
