@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
 import type { UploadInfo } from '../../src/shared/schemas/packages.ts';
 import { contentImages } from '../../src/server/db/schema/index.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
+import { childProcesses, residentBytesOf } from '../support/child-processes.ts';
 import { photoLike } from '../support/images.ts';
 import { putPart, sha1Hex } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';
@@ -20,24 +21,8 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 type Created = { id: string; uploadInfo: UploadInfo };
 type Prepared = { project: TestProject; created: Created; body: { token: string; parts: unknown[] } };
 
-/** Image worker processes whose parent is this test process (the in-process test server's children). */
-function imageWorkers(): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('image-worker')) found.push(Number(name));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-const residentBytes = (pid: number) => Number(readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ')[1]) * 4096;
+/** Image worker processes of this test process (the in-process test server's children). */
+const imageWorkers = () => childProcesses().filter((child) => child.command.includes('image-worker')).map((child) => child.pid);
 
 /** Create and part 0 of an image, ready to be finalized. */
 async function prepare(server: TestServer, user: TestUser, project: TestProject, bytes: Uint8Array, width: number, height: number): Promise<Prepared> {
@@ -135,12 +120,12 @@ describe('image work is off the request path and fair', () => {
   test('the worker killed in the middle of an image: the finalize is a timeout saying so, a fresh worker finishes it on the next finalize', async () => {
     const [worker] = imageWorkers();
     expect(worker).toBeDefined();
-    const idle = residentBytes(worker!);
+    const idle = residentBytesOf(worker!);
     const prepared = await prepare(server, alice, aliceProject, await photoLike(3000, 2000, { format: 'jpeg', seed: 5 }), 3000, 2000);
     let answered = false;
     const reply = finalize(server, prepared).finally(() => (answered = true));
     // The decoded pixels (18 MB) are in the worker: it is working on the image.
-    while (!answered && residentBytes(worker!) < idle + 16 * 1024 * 1024) await Bun.sleep(5);
+    while (!answered && residentBytesOf(worker!) < idle + 16 * 1024 * 1024) await Bun.sleep(5);
     process.kill(worker!, 'SIGKILL');
     const response = await reply;
     expect(response.status).toBe(503);

@@ -16,9 +16,9 @@
  * images took, and the largest resident memory of this process and of its child processes (the image
  * worker) seen meanwhile. Exits 1 when a measurement failed (a missed goal is not one).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import type { UploadInfo } from '../../src/shared/schemas/packages.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
+import { childProcesses, residentBytesOf } from '../support/child-processes.ts';
 import { photoLike } from '../support/images.ts';
 import { createPackageRecord, putPart, sha1Hex } from '../support/packages.ts';
 import { createProject } from '../support/projects.ts';
@@ -37,18 +37,7 @@ const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
 
 /** Resident bytes of this process and, summed, of its children (the image worker when there is one). */
 function residentBytes(): { self: number; children: number } {
-  let children = 0;
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
-      children += Number(readFileSync(`/proc/${name}/statm`, 'utf8').split(' ')[1]) * 4096;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return { self: process.memoryUsage.rss(), children };
+  return { self: process.memoryUsage.rss(), children: childProcesses().reduce((sum, child) => sum + residentBytesOf(child.pid), 0) };
 }
 
 type Samples = { signIn: number[]; part: number[] };
