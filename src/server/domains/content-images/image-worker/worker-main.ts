@@ -15,6 +15,10 @@ import { memoryCapExitCode, workerEnv, type WorkerMessage, type WorkerOutput, ty
 const memoryBytes = Number(process.env[workerEnv.memoryBytes]) || 0;
 const threads = Number(process.env[workerEnv.threads]) || 0;
 
+if (!process.send) {
+  process.stderr.write('cartridge: the image worker is started by the server, over its IPC channel\n');
+  process.exit(2);
+}
 const send = (message: WorkerMessage): void => void process.send!(message);
 
 // sharp's work runs on libuv's pool while this thread stays free, so the cap is checked while it works.
