@@ -179,3 +179,34 @@ describe('the image worker’s memory cap', () => {
     expect(imageWorkers()).toEqual([]);
   });
 });
+
+describe('a finalize that waits longer than IMAGE_FINALIZE_WAIT_SECONDS', () => {
+  let server: TestServer;
+  let user: TestUser;
+  let project: TestProject;
+
+  beforeAll(async () => {
+    server = await startTestServer({ IMAGE_FINALIZE_WAIT_SECONDS: '0.2' });
+    user = await registerUser(server);
+    project = await createProject(server, user);
+  }, 30_000);
+  afterAll(() => server?.stop());
+
+  test('answers 503 timeout while its image stays queued; finalizing again joins it until it is ready', async () => {
+    const images = await Promise.all([1, 2].map((seed) => photoLike(2000, 1500, { format: 'jpeg', seed })));
+    const prepared = await Promise.all(images.map((bytes) => prepare(server, user, project, bytes, 2000, 1500)));
+    const [, second] = await Promise.all(prepared.map((image) => finalize(server, image)));
+    // The second waits for the first, which takes longer than 0.2 s.
+    expect(second!.status).toBe(503);
+    expect(await second!.json()).toEqual({ code: 'timeout', message: 'The server is busy processing other images: this one waits its turn, finalize again to keep waiting' });
+    expect(await statusOf(server, prepared[1]!.created.id)).toBe('uploading');
+    for (const image of prepared) {
+      let response = await finalize(server, image);
+      while (response.status === 503) response = await finalize(server, image);
+      // Done between two calls: the spec's already_finalized, with the image in details.
+      if (response.status === 409) expect(((await response.json()) as { details: { id: string } }).details.id).toBe(image.created.id);
+      else expect(response.status).toBe(200);
+      expect(await statusOf(server, image.created.id)).toBe('ready');
+    }
+  }, 120_000);
+});

@@ -64,6 +64,10 @@ describe('loadConfig', () => {
     [{ SOCIAL_LINKS: 'GitHub' }, /^Invalid SOCIAL_LINKS="GitHub": must be Name=https:\/\/url pairs separated by commas$/],
     [{ SOCIAL_LINKS: 'Chat=javascript:alert(1)' }, /^Invalid SOCIAL_LINKS=/],
     [{ REPORT_EMAIL: 'not-an-address' }, /^Invalid REPORT_EMAIL="not-an-address": must be an e-mail address$/],
+    [{ IMAGE_WORKER_CONCURRENCY: '0' }, /^Invalid IMAGE_WORKER_CONCURRENCY="0"/],
+    [{ IMAGE_WORKER_MEMORY_MB: '10' }, /^Invalid IMAGE_WORKER_MEMORY_MB="10"/],
+    // Past the server's 120 s idle timeout the request would be cut without a reply.
+    [{ IMAGE_FINALIZE_WAIT_SECONDS: '200' }, /^Invalid IMAGE_FINALIZE_WAIT_SECONDS="200"/],
   ])('a bad value %j is one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32), ...env })).toThrow(ConfigError);
     try {
@@ -86,6 +90,10 @@ describe('loadConfig', () => {
         REGISTRATION: 'closed',
         DEFAULT_PRIVILEGES: '',
         SECRET_KEY: 's'.repeat(32),
+        IMAGE_WORKER_CONCURRENCY: '2',
+        IMAGE_WORKER_THREADS: '3',
+        IMAGE_WORKER_MEMORY_MB: '512',
+        IMAGE_FINALIZE_WAIT_SECONDS: '30',
       });
       expect(config).toMatchObject({
         port: 8080,
@@ -95,6 +103,7 @@ describe('loadConfig', () => {
         authRequired: true,
         registration: 'closed',
         defaultPrivileges: [],
+        contentImages: { worker: { concurrency: 2, threads: 3, memoryBytes: 512 * 1024 * 1024 }, finalizeWaitMs: 30_000 },
       });
     }));
 });
