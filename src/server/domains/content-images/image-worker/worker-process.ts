@@ -74,7 +74,8 @@ export class ImageWorkerProcess {
   }
 
   private start(): Child {
-    if (this.child) return this.child;
+    // One that ended but whose exit is not handled yet (killed a moment ago) is not used.
+    if (this.child && this.child.process.exitCode === null && this.child.process.signalCode === null && !this.child.process.killed) return this.child;
     const command = runsCompiled() ? [process.execPath, imageWorkerCommand] : [process.execPath, join(import.meta.dir, 'worker-main.ts')];
     let becameReady: (end: WorkEnd | undefined) => void = () => undefined;
     const ready = new Promise<WorkEnd | undefined>((resolve) => (becameReady = resolve));
