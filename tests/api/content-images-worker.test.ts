@@ -148,20 +148,24 @@ describe('image work is off the request path and fair', () => {
   }, 240_000);
 });
 
-describe('the image worker’s memory cap', () => {
-  let server: TestServer;
-  let user: TestUser;
-  let project: TestProject;
-
+/** A server started with `env` for the describe block, with one user and their project. */
+function serverWithUser(env: Record<string, string>): { server: TestServer; user: TestUser; project: TestProject } {
+  const context = {} as { server: TestServer; user: TestUser; project: TestProject };
   beforeAll(async () => {
-    // Room for the worker and a small image; a 20 MP image's pixels alone are 60 MB more.
-    server = await startTestServer({ IMAGE_WORKER_MEMORY_MB: '160' });
-    user = await registerUser(server);
-    project = await createProject(server, user);
+    context.server = await startTestServer(env);
+    context.user = await registerUser(context.server);
+    context.project = await createProject(context.server, context.user);
   }, 30_000);
-  afterAll(() => server?.stop());
+  afterAll(() => context.server?.stop());
+  return context;
+}
+
+describe('the image worker’s memory cap', () => {
+  // Room for the worker and a small image; a 20 MP image's pixels alone are 60 MB more.
+  const context = serverWithUser({ IMAGE_WORKER_MEMORY_MB: '160' });
 
   test('an image needing more than the cap is refused with a sentence naming the setting, and the next image is processed by a fresh worker', async () => {
+    const { server, user, project } = context;
     const small = await prepare(server, user, project, await photoLike(320, 240, { format: 'jpeg', seed: 3 }), 320, 240);
     expect((await finalizeUntilAnswered(server, small)).status).toBe(200);
 
@@ -181,25 +185,17 @@ describe('the image worker’s memory cap', () => {
 
   test('stopping the server ends its image worker', async () => {
     expect(imageWorkers()).toHaveLength(1);
-    await server.stop();
-    server = undefined as unknown as TestServer;
+    await context.server.stop();
+    context.server = undefined as unknown as TestServer;
     expect(imageWorkers()).toEqual([]);
   });
 });
 
 describe('a finalize that waits longer than IMAGE_FINALIZE_WAIT_SECONDS', () => {
-  let server: TestServer;
-  let user: TestUser;
-  let project: TestProject;
-
-  beforeAll(async () => {
-    server = await startTestServer({ IMAGE_FINALIZE_WAIT_SECONDS: '0.2' });
-    user = await registerUser(server);
-    project = await createProject(server, user);
-  }, 30_000);
-  afterAll(() => server?.stop());
+  const context = serverWithUser({ IMAGE_FINALIZE_WAIT_SECONDS: '0.2' });
 
   test('answers 503 timeout while its image stays queued; finalizing again joins it until it is ready', async () => {
+    const { server, user, project } = context;
     const images = await Promise.all([1, 2].map((seed) => photoLike(2000, 1500, { format: 'jpeg', seed })));
     const prepared = await Promise.all(images.map((bytes) => prepare(server, user, project, bytes, 2000, 1500)));
     const [, second] = await Promise.all(prepared.map((image) => finalize(server, image)));
