@@ -3,6 +3,7 @@ import { createKeyring } from './crypto/index.ts';
 import { checkInstanceKey } from './crypto/instance-key.ts';
 import { openDatabase, pgliteDirOf } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
+import { stopImageWork } from './domains/content-images/image-worker/image-work.ts';
 import type { Deps } from './deps.ts';
 import { createJobSignal } from './jobs/signal.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -32,6 +33,7 @@ export async function bootDeps(config: Config, options: { log?: Logger; pgliteTe
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {
+  await stopImageWork(deps);
   await deps.storage.close?.();
   await deps.database.close();
 }

@@ -37,6 +37,10 @@ export const configVariables = [
   ['QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS', '90', 'default days a branch keeps a version after it stopped being current there (0 = indefinitely)'],
   ['QUOTA_CONTENT_IMAGES', '2000', 'most images pasted into descriptions a project may hold, uploads under way included (0 = no limit)'],
   ['CONTENT_IMAGE_GRACE_HOURS', '24', 'hours an image no description references is kept before it is collected (an upload never finished goes an hour after its token expired)'],
+  ['IMAGE_WORKER_CONCURRENCY', '1', 'images decoded and encoded at once, in the image worker process (one per user at a time, users served in turn)'],
+  ['IMAGE_WORKER_THREADS', '0', 'libvips threads per image in the image worker (0 = one per core; the worker runs at a lower priority than the server)'],
+  ['IMAGE_WORKER_MEMORY_MB', '2048', 'memory cap of the image worker process, in MiB (a 20 MP photo peaks near 0.9 GB, a 40 MP one near 1.8 GB): past it the image being processed is refused and the worker restarted'],
+  ['IMAGE_FINALIZE_WAIT_SECONDS', '90', 'longest an image finalize waits for its turn and processing before answering 503 timeout (the image stays queued: finalize again to keep waiting)'],
   ['UPLOAD_PART_SIZE', '8388608', 'bytes per package upload part the server asks clients to send (1024..1073741824)'],
   ['PACK_SIZE', '33554432', 'bytes of package chunks stored together in one pack blob (65536..1073741824; fewer, larger blobs: fewer files to sync and S3 requests)'],
   ['UPLOAD_HOURS', '24', 'hours a package upload token stays valid (parts and finalize)'],
@@ -157,6 +161,11 @@ const environmentSchema = z.object({
   QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS: z.coerce.number().min(0).max(36_500).default(90),
   QUOTA_CONTENT_IMAGES: z.coerce.number().int().min(0).max(2_147_483_647).default(2000),
   CONTENT_IMAGE_GRACE_HOURS: z.coerce.number().min(0).max(24 * 3650).default(24),
+  IMAGE_WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(1),
+  IMAGE_WORKER_THREADS: z.coerce.number().int().min(0).max(256).default(0),
+  IMAGE_WORKER_MEMORY_MB: z.coerce.number().int().min(64).max(1024 * 1024).default(2048),
+  // Below the server's idle timeout (120 s, serve.ts), which would cut the request without a reply.
+  IMAGE_FINALIZE_WAIT_SECONDS: z.coerce.number().positive().max(110).default(90),
   UPLOAD_PART_SIZE: z.coerce.number().int().min(1024).max(1024 ** 3).default(8 * 1024 ** 2),
   PACK_SIZE: z.coerce.number().int().min(64 * 1024).max(1024 ** 3).default(32 * 1024 ** 2),
   UPLOAD_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
@@ -255,9 +264,11 @@ export type Config = {
   packs: { size: number };
   /**
    * Images pasted into descriptions (domains/content-images): how many a project may hold (0 = no
-   * limit) and how long one no description references is kept, in milliseconds.
+   * limit) and how long one no description references is kept, in milliseconds; the image worker
+   * process's images at once, libvips threads per image (0: one per core) and memory cap in bytes; how
+   * long a finalize waits for its image before answering timeout.
    */
-  contentImages: { maxPerProject: number; graceMs: number };
+  contentImages: { maxPerProject: number; graceMs: number; worker: { concurrency: number; threads: number; memoryBytes: number }; finalizeWaitMs: number };
   /**
    * Package downloads: how long a signed download URL works, in seconds; where generated downloads
    * (ZIPs, archives) are kept on local disk and how many bytes they may take (0: not kept), and the
@@ -365,7 +376,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     uploads: { partSize: values.UPLOAD_PART_SIZE, tokenHours: values.UPLOAD_HOURS },
     packs: { size: values.PACK_SIZE },
-    contentImages: { maxPerProject: values.QUOTA_CONTENT_IMAGES, graceMs: Math.round(values.CONTENT_IMAGE_GRACE_HOURS * 3_600_000) },
+    contentImages: {
+      maxPerProject: values.QUOTA_CONTENT_IMAGES,
+      graceMs: Math.round(values.CONTENT_IMAGE_GRACE_HOURS * 3_600_000),
+      worker: { concurrency: values.IMAGE_WORKER_CONCURRENCY, threads: values.IMAGE_WORKER_THREADS, memoryBytes: values.IMAGE_WORKER_MEMORY_MB * 1024 * 1024 },
+      finalizeWaitMs: Math.round(values.IMAGE_FINALIZE_WAIT_SECONDS * 1000),
+    },
     downloads: {
       urlSeconds: Math.max(1, Math.round(values.DOWNLOAD_URL_MINUTES * 60)),
       cacheDir: join(dataDir, 'cache', 'downloads'),

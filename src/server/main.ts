@@ -1,11 +1,17 @@
-import { bootDeps, closeDeps } from './boot.ts';
-import { runAdminCommand } from './commands/admin.ts';
-import { formatServerHelp } from './commands/help.ts';
-import { ConfigError, loadConfig } from './config.ts';
-import { startServer } from './serve.ts';
+import { imageWorkerCommand } from './domains/content-images/image-worker/protocol.ts';
 
 // Commands other than serving run before anything is opened, and exit with their own code.
 const [command, ...commandArgs] = process.argv.slice(2);
+// The compiled binary started as the image worker (image-worker/worker-process.ts): only that is loaded.
+if (command === imageWorkerCommand) {
+  await import('./domains/content-images/image-worker/worker-main.ts');
+  await new Promise(() => undefined);
+}
+const { bootDeps, closeDeps } = await import('./boot.ts');
+const { runAdminCommand } = await import('./commands/admin.ts');
+const { formatServerHelp } = await import('./commands/help.ts');
+const { ConfigError, loadConfig } = await import('./config.ts');
+const { startServer } = await import('./serve.ts');
 if (command === 'admin') {
   process.exit(await runAdminCommand(commandArgs, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }));
 }

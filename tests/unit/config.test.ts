@@ -68,6 +68,10 @@ describe('loadConfig', () => {
     [{ STORAGE_FREE_FLOOR: '101%' }, /^Invalid STORAGE_FREE_FLOOR="101%"/],
     [{ STORAGE_FREE_FLOOR: '-1' }, /^Invalid STORAGE_FREE_FLOOR="-1"/],
     [{ STORAGE_FREE_FLOOR: '1e9' }, /^Invalid STORAGE_FREE_FLOOR="1e9"/],
+    [{ IMAGE_WORKER_CONCURRENCY: '0' }, /^Invalid IMAGE_WORKER_CONCURRENCY="0"/],
+    [{ IMAGE_WORKER_MEMORY_MB: '10' }, /^Invalid IMAGE_WORKER_MEMORY_MB="10"/],
+    // Past the server's 120 s idle timeout the request would be cut without a reply.
+    [{ IMAGE_FINALIZE_WAIT_SECONDS: '200' }, /^Invalid IMAGE_FINALIZE_WAIT_SECONDS="200"/],
   ])('a bad value %j is one clear line', (env, message) => {
     expect(() => loadConfig({ DATA_DIR: '/tmp/unused', SECRET_KEY: 'k'.repeat(32), ...env })).toThrow(ConfigError);
     try {
@@ -99,6 +103,10 @@ describe('loadConfig', () => {
         REGISTRATION: 'closed',
         DEFAULT_PRIVILEGES: '',
         SECRET_KEY: 's'.repeat(32),
+        IMAGE_WORKER_CONCURRENCY: '2',
+        IMAGE_WORKER_THREADS: '3',
+        IMAGE_WORKER_MEMORY_MB: '512',
+        IMAGE_FINALIZE_WAIT_SECONDS: '30',
       });
       expect(config).toMatchObject({
         port: 8080,
@@ -108,6 +116,7 @@ describe('loadConfig', () => {
         authRequired: true,
         registration: 'closed',
         defaultPrivileges: [],
+        contentImages: { worker: { concurrency: 2, threads: 3, memoryBytes: 512 * 1024 * 1024 }, finalizeWaitMs: 30_000 },
       });
     }));
 });

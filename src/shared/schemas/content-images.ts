@@ -17,6 +17,23 @@ export const maxContentImageBytes = 20 * 1024 * 1024;
 export const maxContentImagePixels = 40_000_000;
 export const maxContentImageSide = 16_384;
 
+/**
+ * An image must pay for its pixels: past freeContentImagePixels, every contentImagePixelsPerByte pixels
+ * take at least a byte of the file. Processing costs time and memory by the pixel, so a file far smaller
+ * than its pixels (a 39 KB PNG of 16384×2441 took a minute and a gigabyte) is refused before decoding.
+ * A JPEG of a single flat colour, the smallest any encoder makes, holds ≈ 170 pixels a byte.
+ */
+export const freeContentImagePixels = 4_194_304;
+export const contentImagePixelsPerByte = 256;
+
+/** The sentence refusing an image whose file is too small for its pixels, or undefined when it pays. */
+export function unpaidPixelsMessage(width: number, height: number, bytes: number): string | undefined {
+  const pixels = width * height;
+  if (pixels <= freeContentImagePixels + bytes * contentImagePixelsPerByte) return undefined;
+  const megapixels = (pixels / 1_000_000).toFixed(1);
+  return `The image has too many pixels for the size of its file: ${width}×${height} (${megapixels} million pixels) in ${bytes.toLocaleString('en')} bytes; past ${(freeContentImagePixels / 1_000_000).toFixed(1)} million pixels an image needs a byte of file per ${contentImagePixelsPerByte} pixels`;
+}
+
 /** POST /projects/{project}/content/images {size, width, height, scale}: what the client is about to send. */
 export const createContentImageInput = z.object({
   size: z.number().int().min(1).max(maxContentImageBytes),

@@ -6,6 +6,7 @@ import {
   finalizeContentImageInput,
   maxContentImagePixels,
   maxContentImageSide,
+  unpaidPixelsMessage,
   type CreatedContentImage,
   type FinalizedContentImage,
 } from '../../../shared/schemas/content-images.ts';
@@ -22,9 +23,9 @@ import { parsePartQuery, verifyingStream } from '../packages/uploads/parts.servi
 import { newUploadToken, verifyUploadToken } from '../packages/uploads/upload-token.ts';
 import { loadProjectAccess, requireAction, type ProjectAccess } from '../projects/access.ts';
 import { contentImageOriginalKey, contentImagePartKey, contentImagePrefix, contentImageSizeKey } from './content-image-keys.ts';
-import { decodeUpload, encodeOriginal, encodeSizes, withImageSlot } from './encode.ts';
-import { imageLibrary } from './image-library.ts';
 import { withImageBlobDeleteLock } from './blob-delete-lock.ts';
+import { imageLibraryUnavailable, imageWorkOf, requireImageLibrary, tooMuchMemory, withinWait, workerStopped } from './image-worker/image-work.ts';
+import type { FinalizeMade } from './image-worker/protocol.ts';
 
 export type ContentImageRow = typeof contentImages.$inferSelect;
 
@@ -65,7 +66,8 @@ function requireContentEditor(access: ProjectAccess): void {
 /**
  * POST .../content/images {size, width, height, scale} (spec §4 image paste flow): an image record in
  * 'uploading' with a fresh upload token (only its SHA-256 kept; valid UPLOAD_HOURS) for part 0.
- * Declared pixels over maxContentImagePixels are bad_param at once; a project holding
+ * Declared pixels over maxContentImagePixels, or more than the declared size pays for
+ * (unpaidPixelsMessage), are bad_param at once; a project holding
  * QUOTA_CONTENT_IMAGES images (uploads under way included) is limit_exceeded. not_supported when the
  * image library cannot load, before anything is sent.
  */
@@ -82,7 +84,9 @@ export async function createContentImage(deps: Deps, actor: Actor, projectId: st
         maxPixels: maxContentImagePixels,
       });
     }
-    await imageLibrary();
+    const unpaid = unpaidPixelsMessage(input.width, input.height, input.size);
+    if (unpaid) throw new AppError('bad_param', unpaid, { width: input.width, height: input.height, size: input.size });
+    await requireImageLibrary(deps);
     const limit = deps.config.contentImages.maxPerProject;
     if (limit > 0) {
       const [held] = await tx.select({ n: count() }).from(contentImages).where(eq(contentImages.projectId, projectId));
@@ -180,6 +184,10 @@ async function readPart(deps: Deps, imageId: string, part: PartDescriptor): Prom
  * the part is deleted. Everything before that UPDATE only writes the image's own keys, so a crash or a
  * racing finalize leaves nothing another call trips on (the collector or the storage sweep removes it).
  * Another project's image is not_found; a finished one already_finalized (details: the image).
+ * The pixels are worked on in the image worker process, in the image's owner's turn (image-work.ts):
+ * past IMAGE_FINALIZE_WAIT_SECONDS the reply is timeout while the image stays queued (finalize again
+ * joins it); the worker passing its memory cap refuses the image (bad_param, 'errored'); the worker
+ * ending otherwise is timeout, the image left 'uploading' to be finalized again.
  */
 export async function finalizeContentImage(deps: Deps, projectId: string, imageId: string, rawInput: unknown, appUrl: string): Promise<FinalizedContentImage> {
   const input = finalizeContentImageInput.parse(rawInput);
@@ -192,24 +200,30 @@ export async function finalizeContentImage(deps: Deps, projectId: string, imageI
   if (part.part !== 0) throw new AppError('bad_param', `Invalid \`parts\`: expected part 0, got ${part.part}`);
   if (part.size !== row.declaredSize) throw new AppError('bad_param', `Invalid \`parts\`: they hold ${part.size} bytes, the image declared ${row.declaredSize}`);
   if (row.partSha1 !== part.hash || row.partSize !== part.size) throw new AppError('bad_param', 'Invalid `parts`: part 0 was not uploaded with this hash and size');
-  const sharp = await imageLibrary();
+  // In its owner's turn (image-work.ts): the user who created it, else its project (a deploy key's).
+  const { queue } = imageWorkOf(deps);
+  const processing = queue.run({ key: `finalize:${imageId}`, owner: row.createdBy ?? `project:${projectId}`, work: () => processUpload(deps, imageId, part, appUrl) });
+  return describeContentImage(await withinWait(deps, processing), appUrl);
+}
 
-  const made = await withImageSlot(async () => {
-    const bytes = await readPart(deps, imageId, part);
-    let decoded: Awaited<ReturnType<typeof decodeUpload>>;
-    try {
-      decoded = await decodeUpload(sharp, bytes);
-    } catch (error) {
-      if (error instanceof AppError && error.code === 'bad_param') await refuse(deps, imageId, error.message);
-      throw error;
-    }
-    const widths = contentImageWidths(decoded.width);
-    await deps.storage.put(contentImageOriginalKey(imageId), await encodeOriginal(sharp, decoded));
-    const variants = await encodeSizes(sharp, decoded, widths, async (width, format, encoded) => {
-      await deps.storage.put(contentImageSizeKey(imageId, width, format), encoded);
-    });
-    return { width: decoded.width, height: decoded.height, sourceFormat: decoded.sourceFormat, widths, variants };
+/**
+ * Finalize's work in the image worker: part 0 read back and sent there, every encoding it hands back
+ * stored under the image's keys, then the row made 'ready' and the part deleted.
+ */
+async function processUpload(deps: Deps, imageId: string, part: PartDescriptor, appUrl: string): Promise<ContentImageRow> {
+  const bytes = await readPart(deps, imageId, part);
+  const end = await imageWorkOf(deps).worker.run({ kind: 'finalize', bytes }, async (output, encoded) => {
+    await deps.storage.put(output.kind === 'original' ? contentImageOriginalKey(imageId) : contentImageSizeKey(imageId, output.width, output.format), encoded);
   });
+  if (end.type === 'refused' || end.type === 'memory') {
+    const message = end.type === 'refused' ? end.message : tooMuchMemory(deps);
+    await refuse(deps, imageId, message);
+    throw new AppError('bad_param', message, end.type === 'refused' ? end.details : undefined);
+  }
+  if (end.type === 'unavailable') throw imageLibraryUnavailable(end.reason);
+  if (end.type === 'stopped') throw workerStopped();
+  if (end.type === 'failed') throw new Error(`image worker: ${end.message}`);
+  const made = end.made as FinalizeMade;
 
   const [ready] = await deps.db
     .update(contentImages)
@@ -226,7 +240,7 @@ export async function finalizeContentImage(deps: Deps, projectId: string, imageI
     throw new AppError('already_finalized', 'The content image is already finalized', now.status === 'ready' ? describeContentImage(now, appUrl) : undefined);
   }
   await deps.storage.delete(contentImagePartKey(imageId, 0)).catch(() => undefined);
-  return describeContentImage(ready, appUrl);
+  return ready;
 }
 
 /** Finalize refused the bytes: the image is 'errored' with the reason, its part deleted (nothing can use it). */

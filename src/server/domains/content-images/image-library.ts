@@ -1,5 +1,4 @@
 import type * as SharpModule from 'sharp';
-import { AppError } from '../../errors.ts';
 
 /** sharp (libvips): the image library content images are decoded and encoded with. */
 export type ImageLibrary = typeof SharpModule.default;
@@ -7,9 +6,10 @@ export type ImageLibrary = typeof SharpModule.default;
 let loading: Promise<ImageLibrary> | undefined;
 
 /**
- * sharp is loaded on first use, not at start: it is a native addon with libvips beside it, and a server
- * that cannot load it (a compiled binary moved without its image-library folder, a platform without a
- * prebuilt libvips) still runs everything else; image calls then answer not_supported saying why.
+ * sharp is loaded by the image worker process only (image-worker/worker-main.ts), never by the server:
+ * it is a native addon with libvips beside it (≈ 76 MB resident), and a server whose worker cannot load
+ * it (a compiled binary moved without its image-library folder, a platform without a prebuilt libvips)
+ * still runs everything else; image calls then answer not_supported saying why (image-work.ts).
  * From source it comes from node_modules; in the compiled binary (src/tools/build-binary.ts) sharp's
  * JavaScript is inside the executable and its native part is loaded from `image-library/` beside it.
  */
@@ -21,14 +21,4 @@ export function loadImageLibrary(): Promise<ImageLibrary> {
     return sharp;
   });
   return loading;
-}
-
-/** The image library, or not_supported with the reason it could not be loaded. */
-export async function imageLibrary(): Promise<ImageLibrary> {
-  try {
-    return await loadImageLibrary();
-  } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300);
-    throw new AppError('not_supported', `Images cannot be processed on this server: its image library (sharp) did not load (${reason})`);
-  }
 }

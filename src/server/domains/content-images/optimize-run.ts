@@ -5,10 +5,11 @@ import type { Deps } from '../../deps.ts';
 import type { JobContext } from '../../jobs/define-job.ts';
 import { contentImageOriginalKey, contentImageSizeKey } from './content-image-keys.ts';
 import { deleteContentImageBlobs } from './content-images.service.ts';
-import { decodeOriginal, encodeSizes, withImageSlot } from './encode.ts';
-import { imageLibrary, type ImageLibrary } from './image-library.ts';
+import { imageLibraryUnavailable, imageWorkOf, requireImageLibrary, tooMuchMemory, workerStopped } from './image-worker/image-work.ts';
+import type { ReencodeMade } from './image-worker/protocol.ts';
 
 const batchSize = 50;
+/** Images handed to the queue at once: it works on them in the background lane, after users' images. */
 const imagesAtOnce = 2;
 
 type ReadyImage = { id: string; widths: number[] };
@@ -19,35 +20,44 @@ type ReadyImage = { id: string; widths: number[] };
  * Each size is replaced in place: a blob write is atomic, so a reader gets the old or the new bytes,
  * both valid at the same URL. An image collected meanwhile has the blobs written here removed again.
  */
-export async function reencodeContentImage(deps: Pick<Deps, 'db' | 'storage'>, sharp: ImageLibrary, image: ReadyImage): Promise<void> {
-  await withImageSlot(async () => {
-    const largest = image.widths.at(-1);
-    const source = await deps.storage.read(contentImageOriginalKey(image.id)).catch(async (error: unknown) => {
-      if (largest === undefined) throw error;
-      return deps.storage.read(contentImageSizeKey(image.id, largest, 'jpeg'));
-    });
-    const decoded = await decodeOriginal(sharp, source);
-    const widths = contentImageWidths(decoded.width);
-    const variants = await encodeSizes(sharp, decoded, widths, async (width, format, bytes) => {
-      await deps.storage.put(contentImageSizeKey(image.id, width, format), bytes);
-    });
-    const updated = await deps.db
-      .update(contentImages)
-      .set({ widths, variants, encodedAt: new Date() })
-      .where(and(eq(contentImages.id, image.id), eq(contentImages.status, 'ready')))
-      .returning({ id: contentImages.id });
-    if (updated.length === 0) await deleteContentImageBlobs(deps, image.id);
+export async function reencodeContentImage(deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'>, image: ReadyImage): Promise<void> {
+  const { queue, worker } = imageWorkOf(deps);
+  await queue.run({
+    key: `reencode:${image.id}`,
+    owner: 'content_images_optimize',
+    background: true,
+    work: async () => {
+      const largest = image.widths.at(-1);
+      const source = await deps.storage.read(contentImageOriginalKey(image.id)).catch(async (error: unknown) => {
+        if (largest === undefined) throw error;
+        return deps.storage.read(contentImageSizeKey(image.id, largest, 'jpeg'));
+      });
+      const end = await worker.run({ kind: 'reencode', bytes: source }, async (output, bytes) => {
+        if (output.kind === 'size') await deps.storage.put(contentImageSizeKey(image.id, output.width, output.format), bytes);
+      });
+      if (end.type === 'memory') throw new Error(tooMuchMemory(deps));
+      if (end.type === 'unavailable') throw imageLibraryUnavailable(end.reason);
+      if (end.type === 'stopped') throw workerStopped();
+      if (end.type !== 'done') throw new Error(end.message);
+      const { widths, variants } = end.made as ReencodeMade;
+      const updated = await deps.db
+        .update(contentImages)
+        .set({ widths, variants, encodedAt: new Date() })
+        .where(and(eq(contentImages.id, image.id), eq(contentImages.status, 'ready')))
+        .returning({ id: contentImages.id });
+      if (updated.length === 0) await deleteContentImageBlobs(deps, image.id);
+    },
   });
 }
 
 /**
  * The 'content_images_optimize' job (POST /admin/maintenance/optimize-content-images): every ready
  * image, in id order, re-encoded with the current settings (encode.ts contentImageEncodings). Progress
- * is images done / images ready at the start (two images are worked on at a time); an image that fails
+ * is images done / images ready at the start (worked on in the image worker, after users' images); an image that fails
  * is logged and counted, not retried, and does not stop the others. Output: { images: re-encoded, failed }.
  */
 export async function optimizeContentImages(deps: Deps, context: JobContext): Promise<OptimizeContentImagesOutput> {
-  const sharp = await imageLibrary();
+  await requireImageLibrary(deps);
   const [ready] = await deps.db.select({ n: count() }).from(contentImages).where(eq(contentImages.status, 'ready'));
   const total = ready?.n ?? 0;
   await context.setStage('re-encoding', 0);
@@ -64,15 +74,15 @@ export async function optimizeContentImages(deps: Deps, context: JobContext): Pr
       .orderBy(asc(contentImages.id))
       .limit(batchSize);
     if (rows.length === 0) break;
-    // Two images at a time: one image's encoders leave a core idle much of the time (measured: the
-    // job ran at ≈ 0.9 of 2 cores one image at a time). withImageSlot bounds the whole process anyway.
+    // Two images handed over at a time, so the next one is read while one is encoded; the queue
+    // (IMAGE_WORKER_CONCURRENCY, users first) decides how many the worker really works on.
     let next = 0;
     const lane = async () => {
       while (next < rows.length) {
         const row = rows[next++]!;
         context.assertHolds(); // the lease lost: the next attempt starts over
         try {
-          await reencodeContentImage(deps, sharp, row);
+          await reencodeContentImage(deps, row);
         } catch (error) {
           failed++;
           await context.appendLog([`${row.id}: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 300)}`]);
