@@ -1,7 +1,7 @@
 import { uploadRetry, type RetryPolicy } from '../../shared/api/retry.ts';
 import { routes } from '../../shared/api/routes.ts';
-import type { ApiError } from '../../shared/api/errors.ts';
-import { maxContentImageBytes, maxContentImagePixels, maxContentImageSide, type FinalizedContentImage } from '../../shared/schemas/content-images.ts';
+import { ApiError } from '../../shared/api/errors.ts';
+import { finalizedContentImageSchema, maxContentImageBytes, maxContentImagePixels, maxContentImageSide, type FinalizedContentImage } from '../../shared/schemas/content-images.ts';
 import { PART_UPLOAD_CONCURRENCY } from '../../shared/upload/constants.ts';
 import { createLimiter } from '../../shared/upload/limiter.ts';
 import { sendPart } from '../../shared/upload/send-part.ts';
@@ -115,13 +115,29 @@ export function uploadContentImage(projectId: string, image: PreparedImage, opti
     const bytes = new Uint8Array(await image.blob.arrayBuffer());
     const hash = await sha1Hex(bytes);
     const part = await sendPart({ api, target: created.uploadInfo, part: 0, bytes, hash, signal, retry });
-    return api.call(routes.contentImages.finalize, {
-      params: { project: projectId, content_image: created.id },
-      body: { token: created.uploadInfo.token, parts: [part] },
-      signal,
-      retry,
-    });
+    try {
+      return await api.call(routes.contentImages.finalize, {
+        params: { project: projectId, content_image: created.id },
+        body: { token: created.uploadInfo.token, parts: [part] },
+        signal,
+        retry,
+      });
+    } catch (error) {
+      const image = finishedMeanwhile(error);
+      if (image) return image;
+      throw error;
+    }
   });
+}
+
+/**
+ * A finalize that answered 503 timeout (its image still queued on a busy server) is tried again; when
+ * the image got ready in between, the retry is already_finalized with the image in details: done.
+ */
+function finishedMeanwhile(error: unknown): FinalizedContentImage | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'already_finalized') return undefined;
+  const image = finalizedContentImageSchema.safeParse(error.details);
+  return image.success ? image.data : undefined;
 }
 
 /** The alt text of a pasted file's reference: its name without the extension, markdown's brackets escaped. */
