@@ -222,7 +222,7 @@ async function processUpload(deps: Deps, imageId: string, part: PartDescriptor, 
   }
   if (end.type === 'unavailable') throw imageLibraryUnavailable(end.reason);
   if (end.type === 'stopped') throw workerStopped();
-  if (end.type === 'failed') throw new Error(`image worker: ${end.message}`);
+  if (end.type === 'failed') throw new Error(`image worker: ${end.message}`, { cause: end.cause });
   const made = end.made as FinalizeMade;
 
   const [ready] = await deps.db

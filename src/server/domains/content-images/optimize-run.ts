@@ -38,7 +38,7 @@ export async function reencodeContentImage(deps: Pick<Deps, 'db' | 'storage' | '
       if (end.type === 'memory') throw new Error(tooMuchMemory(deps));
       if (end.type === 'unavailable') throw imageLibraryUnavailable(end.reason);
       if (end.type === 'stopped') throw workerStopped();
-      if (end.type !== 'done') throw new Error(end.message);
+      if (end.type !== 'done') throw new Error(end.message, { cause: end.type === 'failed' ? end.cause : undefined });
       const { widths, variants } = end.made as ReencodeMade;
       const updated = await deps.db
         .update(contentImages)

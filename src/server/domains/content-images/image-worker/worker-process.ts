@@ -13,7 +13,8 @@ export type WorkRequest = DistributiveOmit<WorkerRequest, 'id'>;
 export type WorkEnd =
   | { type: 'done'; made: unknown }
   | { type: 'refused'; message: string; details?: unknown }
-  | { type: 'failed'; message: string }
+  /** The worker's own failure, or storing an output failed here (cause: that error, e.g. a full disk). */
+  | { type: 'failed'; message: string; cause?: unknown }
   | { type: 'unavailable'; reason: string }
   /** The worker grew past its memory cap while this request was in it. */
   | { type: 'memory' }
@@ -118,6 +119,8 @@ export class ImageWorkerProcess {
     if (!request) return;
     if (message.type === 'output') {
       request.stored = request.stored.then(() => request.onOutput(message.output, message.bytes));
+      // A failed store is told when the request ends, not as an unhandled rejection meanwhile.
+      request.stored.catch(() => undefined);
       return;
     }
     child.inFlight.delete(message.id);
@@ -126,7 +129,7 @@ export class ImageWorkerProcess {
       message.type === 'done' ? { type: 'done', made: message.made } : message.type === 'refused' ? { type: 'refused', message: message.message, details: message.details } : { type: 'failed', message: message.message };
     request.stored.then(
       () => request.end(end),
-      (error: unknown) => request.end({ type: 'failed', message: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => request.end({ type: 'failed', message: error instanceof Error ? error.message : String(error), cause: error }),
     );
   }
 
