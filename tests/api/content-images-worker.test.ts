@@ -73,8 +73,8 @@ describe('image work is off the request path and fair', () => {
   afterAll(() => server?.stop());
 
   test('another user’s image is processed right after the image being worked on, not after the first user’s backlog', async () => {
-    const aliceImages = await Promise.all(Array.from({ length: 6 }, (_, i) => photoLike(1600, 1200, { format: 'jpeg', seed: i + 1 })));
-    const alicePrepared = await Promise.all(aliceImages.map((bytes) => prepare(server, alice, aliceProject, bytes, 1600, 1200)));
+    const aliceImages = await Promise.all(Array.from({ length: 6 }, (_, i) => photoLike(1000, 750, { format: 'jpeg', seed: i + 1 })));
+    const alicePrepared = await Promise.all(aliceImages.map((bytes) => prepare(server, alice, aliceProject, bytes, 1000, 750)));
     const bobPrepared = await prepare(server, bob, bobProject, await photoLike(320, 240, { format: 'jpeg', seed: 99 }), 320, 240);
 
     let aliceDone = 0;
@@ -118,9 +118,9 @@ describe('image work is off the request path and fair', () => {
     expect(((await response.json()) as { message: string }).message).toStartWith('The image has too many pixels for the size of its file: 16384×2441');
     expect(await statusOf(server, prepared.created.id)).toBe('errored');
 
-    // A JPEG of one flat colour pays for its pixels (the least any real file holds): taken.
-    const plain = await flat(4000, 3000, 'jpeg');
-    const taken = await finalizeUntilAnswered(server, await prepare(server, alice, aliceProject, plain, 4000, 3000));
+    // A JPEG of one flat colour past the free 4.2 MP pays for its pixels (the least any real file holds): taken.
+    const plain = await flat(2400, 1800, 'jpeg');
+    const taken = await finalizeUntilAnswered(server, await prepare(server, alice, aliceProject, plain, 2400, 1800));
     expect(taken.status).toBe(200);
   }, 240_000);
 
@@ -192,14 +192,14 @@ describe('the image worker’s memory cap', () => {
 });
 
 describe('a finalize that waits longer than IMAGE_FINALIZE_WAIT_SECONDS', () => {
-  const context = serverWithUser({ IMAGE_FINALIZE_WAIT_SECONDS: '0.2' });
+  const context = serverWithUser({ IMAGE_FINALIZE_WAIT_SECONDS: '0.001' });
 
   test('answers 503 timeout while its image stays queued; finalizing again joins it until it is ready', async () => {
     const { server, user, project } = context;
-    const images = await Promise.all([1, 2].map((seed) => photoLike(2000, 1500, { format: 'jpeg', seed })));
-    const prepared = await Promise.all(images.map((bytes) => prepare(server, user, project, bytes, 2000, 1500)));
+    const images = await Promise.all([1, 2].map((seed) => photoLike(1000, 750, { format: 'jpeg', seed })));
+    const prepared = await Promise.all(images.map((bytes) => prepare(server, user, project, bytes, 1000, 750)));
     const [, second] = await Promise.all(prepared.map((image) => finalize(server, image)));
-    // The second waits for the first, which takes longer than 0.2 s.
+    // The second waits for the first, which takes longer than the 1 ms it may wait.
     expect(second!.status).toBe(503);
     expect(await second!.json()).toEqual({ code: 'timeout', message: 'The server is busy processing other images: this one waits its turn, finalize again to keep waiting' });
     expect(await statusOf(server, prepared[1]!.created.id)).toBe('uploading');
