@@ -74,6 +74,21 @@ describe('/health and /ready', () => {
     expect(await ready()).toEqual({ status: 200, body: { status: 'ready' }, cacheControl: 'no-store' });
   });
 
+  test('hostile calls: other methods are answered as any unknown path, a body or a NUL query changes nothing, a huge query is refused', async () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const unknown = await server.fetch('/no-such-path', { method: 'POST', body: deep, headers: { 'content-type': 'application/json' } });
+    for (const path of ['/health', '/ready']) {
+      for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+        const response = await server.fetch(path, { method, body: deep, headers: { 'content-type': 'application/json' } });
+        expect(`${method} ${path} ${response.status} ${response.headers.get('content-type')}`).toBe(`${method} ${path} ${unknown.status} ${unknown.headers.get('content-type')}`);
+      }
+      expect((await server.fetch(`${path}?x=%00%01&y[z]=1`)).status).toBe(200);
+      expect((await server.fetch(path, { method: 'HEAD' })).status).toBe(200);
+      expect((await server.fetch(`${path}?x=${'a'.repeat(70_000)}`)).status).toBe(431);
+    }
+    expect(await ready()).toEqual({ status: 200, body: { status: 'ready' }, cacheControl: 'no-store' });
+  });
+
   test('with every database connection taken, /health still answers and /ready says busy, naming why; ready again after', async () => {
     const held = await holdDatabase();
     try {

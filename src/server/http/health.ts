@@ -60,11 +60,11 @@ export async function checkReadiness(database: DatabaseHandle, lagMs: number): P
 
 /** Bun.serve routes for both: the static /health answer and the /ready handler. */
 export function healthRoutes(database: DatabaseHandle, headers: Record<string, string>, monitor: { lagMs(): number }) {
-  return {
-    '/health': healthResponse(headers),
-    '/ready': async () => {
-      const answer = await checkReadiness(database, monitor.lagMs());
-      return Response.json(answer, { status: answer.status === 'ready' ? 200 : 503, headers: { ...headers, 'cache-control': 'no-store' } });
-    },
+  const health = healthResponse(headers);
+  const ready = async () => {
+    const answer = await checkReadiness(database, monitor.lagMs());
+    return Response.json(answer, { status: answer.status === 'ready' ? 200 : 503, headers: { ...headers, 'cache-control': 'no-store' } });
   };
+  // GET and HEAD only: other methods go on to the app, which answers them 404 as any unknown route.
+  return { '/health': { GET: health, HEAD: health }, '/ready': { GET: ready, HEAD: ready } };
 }
