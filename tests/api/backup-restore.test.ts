@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -14,6 +14,7 @@ import { createInstance, type CommandResult, type Instance } from '../support/ba
 import { photoLike } from '../support/images.ts';
 import { sha1Hex, splitParts } from '../support/packages.ts';
 import { startS3Server, type TestS3Server } from '../support/s3-server.ts';
+import { writeExecutable } from '../support/executable-file.ts';
 
 /**
  * `cartridge admin backup DIR` and `restore DIR` (src/server/commands/backup.ts, restore.ts) on a real
@@ -134,7 +135,7 @@ async function until(what: string, check: () => boolean | Promise<boolean>, time
  */
 function recordingTool(folder: string, name: 'pg_dump' | 'pg_restore', wait: boolean): string {
   const path = join(folder, `${name}-recorder`);
-  writeFileSync(
+  writeExecutable(
     path,
     `#!/bin/sh
 if [ "$1" = "--version" ]; then exec ${name} --version; fi
@@ -147,7 +148,6 @@ while [ ! -e "${folder}/go" ]; do sleep 0.05; i=$((i+1)); if [ $i -gt 2400 ]; th
 exec ${name} "$@"
 `,
   );
-  chmodSync(path, 0o755);
   return path;
 }
 
@@ -352,8 +352,7 @@ describe('backup and restore of a populated instance', () => {
       "cartridge: pg_dump was not found on PATH: install PostgreSQL's client programs of the server's version (Debian: apt-get install postgresql-client) or set PG_DUMP to pg_dump's path.\n",
     );
     const old = join(work, 'old-pg_dump');
-    writeFileSync(old, '#!/bin/sh\necho "pg_dump (PostgreSQL) 9.6.24"\n');
-    chmodSync(old, 0o755);
+    writeExecutable(old, '#!/bin/sh\necho "pg_dump (PostgreSQL) 9.6.24"\n');
     const older = await instance.admin(['backup', dir], { PG_DUMP: old });
     expect(older.code).toBe(1);
     expect(older.stderr).toStartWith(`cartridge: ${old} is version 9, older than the PostgreSQL `);

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHelper, waitFor, type HelperProcess } from './helper-process.ts';
+import { writeExecutable } from '../support/executable-file.ts';
 
 /**
  * workdir_launch with a test game placed in workdirs directly (records written as an install would
@@ -36,8 +37,7 @@ function game(name: string, files: Record<string, string>): string {
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cartridge-helper-launch-'));
   const outside = join(root, 'outside.sh');
-  writeFileSync(outside, '#!/bin/sh\ntouch "$0.ran"\n');
-  chmodSync(outside, 0o755);
+  writeExecutable(outside, '#!/bin/sh\ntouch "$0.ran"\n');
   // The game writes its working folder and pid, waits for a stop file (at most 10 s), then exits.
   game('Runner', {
     'bin/run.sh': '#!/bin/sh\npwd > ../started.txt\necho $$ >> ../started.txt\ni=0\nwhile [ ! -f ../stop ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done\necho done > ../finished.txt\n',

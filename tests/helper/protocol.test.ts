@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_HELPER_PROTOCOL, localHelperMethods, versionReplySchema, workdirSchema } from '../../src/shared/schemas/local-helper.ts';
+import { writeExecutable } from '../support/executable-file.ts';
 import { startHelper, waitFor, type HelperProcess } from './helper-process.ts';
 
 /** The protocol's methods over HTTP against a real helper process (no package is installed here). */
@@ -17,8 +18,7 @@ beforeAll(async () => {
   binDir = join(root, 'bin');
   mkdirSync(binDir, { recursive: true });
   // A fake file manager: records the folder it was asked to open.
-  writeFileSync(join(binDir, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > "${root}/opened"\n`);
-  chmodSync(join(binDir, 'xdg-open'), 0o755);
+  writeExecutable(join(binDir, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > "${root}/opened"\n`);
   helper = await startHelper({ env: { PATH: `${binDir}:${process.env.PATH}` } });
 });
 afterAll(async () => {

@@ -1,7 +1,8 @@
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readButlerRecords, type FakeButlerMode, type FakeButlerRecord } from './butler.ts';
+import { writeExecutable } from '../executable-file.ts';
 
 export { fingerprintKey, scopePermits, startFakeItchApi, targetOfGame, type FakeItchApi, type FakeItchApiRequest, type FakeItchBuild, type FakeItchGame, type FakeItchKey, type FakeItchUser } from './api.ts';
 export { FAKE_BUTLER_VERSION, FAKE_BUTLER_VERSION_STRING, readButlerRecords, runFakeButler, type FakeButlerFile, type FakeButlerMode, type FakeButlerRecord } from './butler.ts';
@@ -38,8 +39,7 @@ export function installFakeButler(options: { apiUrl: string; steps?: number; ste
   control({});
   const defaults = { FAKE_BUTLER_API_URL: options.apiUrl, FAKE_BUTLER_RECORD: recordFile, FAKE_BUTLER_CONTROL: controlFile };
   const lines = Object.entries(defaults).map(([name, value]) => `: "\${${name}:=${value.replaceAll(/["\\$`]/g, (char) => `\\${char}`)}}"; export ${name}`);
-  writeFileSync(path, ['#!/bin/sh', '# Fake butler for one test run (tests/support/fake-itch).', ...lines, `exec ${quote(process.execPath)} ${quote(join(import.meta.dir, 'butler.ts'))} "$@"`, ''].join('\n'));
-  chmodSync(path, 0o755);
+  writeExecutable(path, ['#!/bin/sh', '# Fake butler for one test run (tests/support/fake-itch).', ...lines, `exec ${quote(process.execPath)} ${quote(join(import.meta.dir, 'butler.ts'))} "$@"`, ''].join('\n'));
   return {
     path,
     recordFile,
