@@ -24,6 +24,8 @@ export const projects = pgTable(
     descriptionMarkdown: text('description_markdown').notNull().default(''),
     descriptionLang: text('description_lang'),
     descriptionImages: jsonb('description_images').$type<DescriptionImage[]>().notNull().default([]),
+    /** Store tags (genre and such, src/shared/schemas/store-tags.ts), normalised, in the owner's order. */
+    storeTags: jsonb('store_tags').$type<string[]>().notNull().default([]),
     createdAt: createdAt(),
   },
   (table) => [
