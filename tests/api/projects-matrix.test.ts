@@ -64,6 +64,7 @@ const endpoints: Endpoint[] = [
   { name: 'GET project', method: 'GET', path: ({ project: p }) => `/api/projects/${p}`, expected: readable },
   { name: 'PATCH project title', method: 'PATCH', path: ({ project: p }) => `/api/projects/${p}`, body: () => ({ title: 'Renamed' }), expected: adminAction },
   { name: 'PATCH project isPublic false', method: 'PATCH', path: ({ project: p }) => `/api/projects/${p}`, body: () => ({ isPublic: false }), expected: adminAction },
+  { name: 'PATCH project storeTags', method: 'PATCH', path: ({ project: p }) => `/api/projects/${p}`, body: () => ({ storeTags: ['puzzle', 'co-op'] }), expected: adminAction },
   {
     name: 'DELETE project',
     method: 'DELETE',
@@ -311,9 +312,9 @@ const cells = endpoints.flatMap((endpoint) =>
 
 describe('projects authorisation matrix', () => {
   test('covers every endpoint, caller and visibility', () => {
-    // 44 endpoints × 2 visibilities × (7 callers + 6 API tokens) = 1144
+    // 45 endpoints × 2 visibilities × (7 callers + 6 API tokens) = 1170
     expect(cells.length).toBe(endpoints.length * 2 * (callers.length + callers.length - 1));
-    expect(cells.length).toBe(1144);
+    expect(cells.length).toBe(1170);
   });
 
   test.each(cells.map((cell) => [`${cell.endpoint.name} | ${cell.visibility} | ${cell.caller}${cell.apiToken ? ' (API token)' : ''} → ${cell.expected}`, cell] as const))(

@@ -44,6 +44,7 @@ describe('POST /api/projects', () => {
       id: expect.stringMatching(/^[a-z0-9]{20}$/),
       title: 'Star Miner',
       isPublic: false,
+      storeTags: [],
       userIsOwner: true,
       userIsListed: true,
       userIsPending: false,

@@ -65,6 +65,7 @@ describe('GET /api/store/projects/{project}', () => {
         title: owner.name,
         credentials: [{ provider: 'github', name: 'miner', title: 'Miner', profileUrl: 'https://github.com/miner', profilePictureUrl: null }],
       },
+      storeTags: [],
       description: { markdown: '# Hi', lang: 'en', images: [] },
       media: { cover: null, screenshots: [] },
       branches: [

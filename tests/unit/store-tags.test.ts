@@ -22,6 +22,13 @@ describe('normaliseStoreTag', () => {
     expect(normaliseStoreTag('Cafe\u0301')).toBe('café');
     expect(normaliseStoreTag('ÉQUIPE')).toBe('équipe');
   });
+
+  test('is idempotent (the door and the service both parse)', () => {
+    for (const raw of ['  Visual   Novel ', 'ＲＰＧ', 'Cafe\u0301', 'İSTANBUL', 'ΣΊΣΥΦΟΣ', 'ǅungla', 'Ⅻ', 'ﬁght', 'パズル', 'ｶﾀｶﾅ']) {
+      const once = normaliseStoreTag(raw);
+      expect({ raw, twice: normaliseStoreTag(once) }).toEqual({ raw, twice: once });
+    }
+  });
 });
 
 describe('storeTagProblem', () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storeTagsSchema } from './store-tags.ts';
 import { multiLineText, recordIdSchema, singleLineText, tokenText, userRefSchema } from './text.ts';
 
 /** Project roles, ranked low to high (spec §6); 'starred' is a non-member who starred a public project. */
@@ -33,15 +34,21 @@ export const projectTitleSchema = singleLineText(1, 100);
 
 export const createProjectInput = z.object({ title: projectTitleSchema });
 
-/** PATCH /projects/{project}: {title} or {isPublic} (both at once are accepted too). */
+/**
+ * PATCH /projects/{project}: {title}, {isPublic} or {storeTags} (several at once are accepted too);
+ * storeTags replaces the list (store-tags.ts).
+ */
 export const patchProjectInput = z
-  .object({ title: projectTitleSchema.optional(), isPublic: z.boolean().optional() })
-  .refine((input) => input.title !== undefined || input.isPublic !== undefined);
+  .object({ title: projectTitleSchema.optional(), isPublic: z.boolean().optional(), storeTags: storeTagsSchema.optional() })
+  .refine((input) => input.title !== undefined || input.isPublic !== undefined || input.storeTags !== undefined);
+export type PatchProjectInput = z.input<typeof patchProjectInput>;
 
 export const projectSchema = z.object({
   id: z.string(),
   title: z.string(),
   isPublic: z.boolean(),
+  /** Genre and such (store-tags.ts), normalised, in the order set; shown on the store page. */
+  storeTags: z.array(z.string()),
   userIsOwner: z.boolean(),
   userIsListed: z.boolean(),
   /** Joined through an invite that needs an admin's approval, not approved yet (no access as a member). */

@@ -50,9 +50,12 @@ const spaceRuns = /\p{Zs}+/gu;
 const tagPattern = /^(?:[\p{L}\p{Nd}]\p{M}*|[ -])+$/u;
 const letterOrDigit = /[\p{L}\p{Nd}]/u;
 
-/** The form a tag is stored, compared and searched in (see above); no check of the rule. */
+/**
+ * The form a tag is stored, compared and searched in (see above); no check of the rule. Idempotent
+ * (the schema runs at the door and again in the service): NFKC once more after lower-casing.
+ */
 export function normaliseStoreTag(raw: string): string {
-  return stripInvisibleFormatting(raw.normalize('NFKC')).replace(spaceRuns, ' ').trim().toLowerCase();
+  return stripInvisibleFormatting(raw.normalize('NFKC')).replace(spaceRuns, ' ').trim().toLowerCase().normalize('NFKC');
 }
 
 /** What is wrong with one tag as typed, or null when it follows the rule. */

@@ -23,6 +23,8 @@ export const storeProjectSchema = z.object({
   id: z.string(),
   title: z.string(),
   owner: z.object({ title: z.string(), credentials: z.array(storeCredentialSchema) }),
+  /** The project's store tags (issue 29: genre and such), normalised, in the order the owner set. */
+  storeTags: z.array(z.string()),
   description: descriptionSchema,
   /** Cover and screenshots (issue 19). */
   media: projectMediaSchema,

@@ -44,6 +44,7 @@ export type ProjectRow = {
   id: string;
   title: string;
   isPublic: boolean;
+  storeTags: string[];
   createdAt: Date;
 };
 
@@ -67,6 +68,7 @@ export const projectWithMembershipColumns = {
   id: projects.id,
   title: projects.title,
   isPublic: projects.isPublic,
+  storeTags: projects.storeTags,
   createdAt: projects.createdAt,
   role: projectUsers.role,
   isOwner: projectUsers.isOwner,
@@ -107,7 +109,7 @@ export async function loadProjectAccess(deps: { db: Executor }, actor: Actor, pr
   const starred = userId !== null && row.starred === true;
   return {
     actor,
-    project: { id: row.id, title: row.title, isPublic: row.isPublic, createdAt: row.createdAt },
+    project: { id: row.id, title: row.title, isPublic: row.isPublic, storeTags: row.storeTags, createdAt: row.createdAt },
     userRole: role ?? (starred && row.isPublic ? 'starred' : null),
     userIsOwner: isOwner,
     userIsListed: isMember || (starred && row.isPublic),

@@ -54,7 +54,7 @@ export function projectsRoutes(deps: Deps) {
       params,
       body: patchProjectInput,
       response: projectSchema,
-      detail: { summary: 'Rename a project or toggle its public access' },
+      detail: { summary: 'Rename a project, toggle its public access or set its store tags (genre and such)' },
     })
     .delete(
       '/projects/:project',

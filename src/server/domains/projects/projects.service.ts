@@ -4,6 +4,7 @@ import {
   descriptionSchema,
   patchProjectInput,
   setProjectQuotasInput,
+  type PatchProjectInput,
   starSchema,
   type Description,
   type Project,
@@ -25,6 +26,7 @@ export function describeProject(access: ProjectAccess): Project {
     id: access.project.id,
     title: access.project.title,
     isPublic: access.project.isPublic,
+    storeTags: access.project.storeTags,
     userIsOwner: access.userIsOwner,
     userIsListed: access.userIsListed,
     userIsPending: access.userIsPending,
@@ -51,16 +53,17 @@ export async function getProject(deps: Deps, actor: Actor, projectId: string): P
 }
 
 /**
- * PATCH /projects/{project}: {title} and/or {isPublic}; both need patchProject. Making a private project
- * public also needs privilege store_publish (spec §5); it does not publish any branch (spec §4).
+ * PATCH /projects/{project}: {title}, {isPublic} and/or {storeTags}; each needs patchProject. Making a
+ * private project public also needs privilege store_publish (spec §5); it does not publish any branch
+ * (spec §4). Store tags are stored normalised (store-tags.ts); the row's trigger refreshes the store.
  */
-export async function patchProject(deps: Deps, actor: Actor, projectId: string, rawInput: { title?: string; isPublic?: boolean }): Promise<Project> {
+export async function patchProject(deps: Deps, actor: Actor, projectId: string, rawInput: PatchProjectInput): Promise<Project> {
   const input = patchProjectInput.parse(rawInput);
   await deps.db.transaction(async (tx) => {
     const access = await loadProjectAccess({ db: tx }, actor, projectId, { lock: true });
     requireAction(access, 'patchProject');
     if (input.isPublic === true && !access.project.isPublic) requirePrivilege(actor, 'store_publish');
-    await tx.update(projects).set({ title: input.title, isPublic: input.isPublic }).where(eq(projects.id, projectId));
+    await tx.update(projects).set({ title: input.title, isPublic: input.isPublic, storeTags: input.storeTags }).where(eq(projects.id, projectId));
   });
   return getProject(deps, actor, projectId);
 }
@@ -103,6 +106,7 @@ export async function listMyProjects(deps: Deps, actor: Actor): Promise<Project[
         id: row.id,
         title: row.title,
         isPublic: row.isPublic,
+        storeTags: row.storeTags,
         userIsOwner: isOwner,
         userIsListed: true,
         userIsPending: row.pending === true,

@@ -50,7 +50,7 @@ export const projectsRouter = router({
   get: procedure.input(byProject).query(({ ctx, input }) => getProject(ctx.deps, ctx.actor, input.project)),
   patch: procedure
     .input(byProject.and(patchProjectInput))
-    .mutation(({ ctx, input }) => patchProject(ctx.deps, ctx.actor, input.project, { title: input.title, isPublic: input.isPublic })),
+    .mutation(({ ctx, input }) => patchProject(ctx.deps, ctx.actor, input.project, { title: input.title, isPublic: input.isPublic, storeTags: input.storeTags })),
   delete: procedure.input(byProject).mutation(async ({ ctx, input }) => {
     await deleteProject(ctx.deps, ctx.actor, input.project);
     return { ok: true };

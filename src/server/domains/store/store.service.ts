@@ -37,6 +37,7 @@ async function loadStoreProject(deps: Deps, projectId: string): Promise<StorePro
     .select({
       id: projects.id,
       title: projects.title,
+      storeTags: projects.storeTags,
       markdown: projects.descriptionMarkdown,
       lang: projects.descriptionLang,
       images: projects.descriptionImages,
@@ -88,6 +89,7 @@ async function loadStoreProject(deps: Deps, projectId: string): Promise<StorePro
     id: project.id,
     title: project.title,
     owner: { title: project.ownerTitle, credentials: ownerCredentials },
+    storeTags: project.storeTags,
     description: { markdown: project.markdown, lang: project.lang, images: project.images },
     media,
     branches: current
