@@ -1,18 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { eq } from 'drizzle-orm';
 import type { Project } from '../../src/shared/schemas/projects.ts';
+import type { StoreIndexPage } from '../../src/shared/schemas/project-media.ts';
 import type { StoreProject } from '../../src/shared/schemas/store.ts';
+import { bootDeps, closeDeps } from '../../src/server/boot.ts';
+import { loadConfig } from '../../src/server/config.ts';
 import { projects } from '../../src/server/db/schema/index.ts';
+import { startServer } from '../../src/server/serve.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { addMember, addStar, createApiToken, createProject, makePublic, makeTeam, type Team, type TestProject } from '../support/projects.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { secondProcessEnv, startTestServer, type TestServer } from '../support/server.ts';
+import { listedProject } from '../support/store-fixtures.ts';
 import { trpcFailureStatus } from '../support/trpc-failure.ts';
 
 /**
  * A project's store tags (issue 29): PATCH /projects/{project} `storeTags` (tRPC projects.patch), the
  * rule of src/shared/schemas/store-tags.ts, patchProject (admins and the owner) to set them; the project
- * reply and the store page carry them, normalised, in the order set. Runs on PGlite, and on PostgreSQL
- * with DATABASE_URL.
+ * reply and the store page carry them, normalised, in the order set; the store index search matches
+ * them. Runs on PGlite, and on PostgreSQL with DATABASE_URL (there also across two processes).
  */
 let server: TestServer;
 let team: Team;
@@ -298,4 +303,82 @@ describe('the store page', () => {
     const response = await server.fetch(`/api/store/projects/${project.id}`, { token: team.owner.token });
     expect({ status: response.status, body: await response.json() }).toEqual({ status: 404, body: { code: 'not_found', message: 'project not found' } });
   });
+});
+
+describe('the store index search', () => {
+  let wordCounter = 0;
+  /** A word no other project's title or tags hold. */
+  const uniqueWord = () => `q${++wordCounter}${Math.random().toString(36).slice(2, 8)}`;
+  const search = async (query: string, token?: string, base = server.url): Promise<string[]> => {
+    const response = await fetch(`${base}/api/store/projects?${new URLSearchParams({ query })}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as StoreIndexPage).items.map((item) => item.title);
+  };
+
+  test('finds projects by their tags, a word of the title and one of a tag together, without regard to case or accents', async () => {
+    const word = uniqueWord();
+    const listed = await listedProject(server, team.owner, `Star ${word}`);
+    const genre = uniqueWord();
+    expect(await search(genre)).toEqual([]);
+    expect((await patch(listed.project.id, { storeTags: [`${genre} Épique`, 'Co-op'] })).status).toBe(200);
+    expect(await search(genre)).toEqual([`Star ${word}`]);
+    expect(await search(`${genre.toUpperCase()} EPIQUE`)).toEqual([`Star ${word}`]);
+    // Part of a tag, as part of a title matches; a title word and a tag word together.
+    expect(await search(genre.slice(0, -2))).toEqual([`Star ${word}`]);
+    expect(await search(`${word} épique`)).toEqual([`Star ${word}`]);
+    expect(await search(`${word} co-op`)).toEqual([`Star ${word}`]);
+    expect((await server.trpc().store.index.query({ query: genre })).items.map((item) => item.id)).toEqual([listed.project.id]);
+    // No word matches across the title and a tag, or across two tags.
+    expect(await search(`${word}${genre}`)).toEqual([]);
+    expect(await search(`épiqueco`)).toEqual(expect.not.arrayContaining([`Star ${word}`]));
+    // Every word must occur somewhere.
+    expect(await search(`${genre} ${uniqueWord()}`)).toEqual([]);
+  });
+
+  test('the cached index follows every change of the tags; refused writes and private projects show nothing', async () => {
+    const word = uniqueWord();
+    const listed = await listedProject(server, team.owner, `Moon ${word}`);
+    await addMember(server, listed.project, team.developer, 'developer');
+    const [first, second] = [uniqueWord(), uniqueWord()];
+    expect((await patch(listed.project.id, { storeTags: [first] })).status).toBe(200);
+    // Read as a visitor: the list is now cached.
+    expect(await search(first)).toEqual([`Moon ${word}`]);
+    expect((await patch(listed.project.id, { storeTags: [second] }, { token: await createApiToken(server, team.owner) })).status).toBe(200);
+    expect(await search(first)).toEqual([]);
+    expect(await search(second)).toEqual([`Moon ${word}`]);
+    expect((await patch(listed.project.id, { storeTags: [first] }, as(team.developer))).status).toBe(403);
+    expect(await search(first)).toEqual([]);
+    expect((await patch(listed.project.id, { storeTags: [] })).status).toBe(200);
+    expect(await search(second)).toEqual([]);
+    // A private project's tags are found by nobody, members included.
+    expect((await patch(listed.project.id, { storeTags: [second], isPublic: false })).status).toBe(200);
+    expect(await search(second, team.owner.token)).toEqual([]);
+    expect((await patch(listed.project.id, { isPublic: true })).status).toBe(200);
+    expect(await search(second)).toEqual([`Moon ${word}`]);
+  });
+
+  // N processes on one PostgreSQL: tags set through one process reach the other's cached page and index.
+  if (process.env.DATABASE_URL) {
+    test("two processes: the other process's cached store page and index show the change to a signed-in reader at once", async () => {
+      const other = await bootDeps(loadConfig(secondProcessEnv(server)));
+      const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
+      try {
+        const word = uniqueWord();
+        const listed = await listedProject(server, team.owner, `Sun ${word}`);
+        const [first, second] = [uniqueWord(), uniqueWord()];
+        expect((await patch(listed.project.id, { storeTags: [first] })).status).toBe(200);
+        const pageThere = async () => ((await (await fetch(`${otherServer.url}/api/store/projects/${listed.project.id}`, { headers: { authorization: `Bearer ${team.outsider.token}` } })).json()) as StoreProject).storeTags;
+        expect(await pageThere()).toEqual([first]);
+        expect(await search(first, team.outsider.token, otherServer.url)).toEqual([`Sun ${word}`]);
+        expect((await patch(listed.project.id, { storeTags: [second] })).status).toBe(200);
+        // A signed-in read there catches up with every change committed before it (store-cache.ts): no waiting.
+        expect(await pageThere()).toEqual([second]);
+        expect(await search(second, team.outsider.token, otherServer.url)).toEqual([`Sun ${word}`]);
+        expect(await search(first, team.outsider.token, otherServer.url)).toEqual([]);
+      } finally {
+        await otherServer.stop();
+        await closeDeps(other);
+      }
+    });
+  }
 });

@@ -17,9 +17,9 @@ import { storeListOf, type StoreListView, type StoreReader } from './store-cache
  * Every listed project's item is kept in the store cache (storeListOf, store-cache.ts): the same
  * 'store_changed' notifications that drop store pages (publish, visibility, titles, media, branches,
  * packages, the owner's name) mark a project dirty, and the next read reloads only those. Search,
- * sorting and paging run in JS over that list, the same on PGlite and PostgreSQL: the title is folded
- * (NFKD, marks removed, a few letters spelled out, case folded) and every word of the query must occur
- * in it; the order is Intl.Collator of `lang` (unknown: 'en') on the title, then the id, kept per
+ * sorting and paging run in JS over that list, the same on PGlite and PostgreSQL: the title and the
+ * store tags (issue 29) are folded (NFKD, marks removed, a few letters spelled out, case folded) and
+ * every word of the query must occur in one of them; the order is Intl.Collator of `lang` (unknown: 'en') on the title, then the id, kept per
  * language until the list changes.
  */
 
@@ -41,6 +41,14 @@ export function foldForSearch(text: string): string {
     .replace(/[øđðħıłœæþŧß]/g, (letter) => spelledOut[letter]!)
     .toUpperCase()
     .toLowerCase();
+}
+
+/**
+ * What a query's words are looked for in: the folded title and store tags, one per line (a query
+ * word never holds a line break, so none matches across two of them).
+ */
+function searchTextOf(title: string, storeTags: string[]): string {
+  return [title, ...storeTags].map(foldForSearch).join('\n');
 }
 
 function queryWords(query: string | undefined): string[] {
@@ -80,7 +88,7 @@ async function loadIndexEntries(deps: Deps, projectIds: string[] | undefined): P
   if (projectIds?.length === 0) return entries;
   const only: SQL | undefined = projectIds ? inArray(projects.id, projectIds) : undefined;
   const listed = await deps.db
-    .select({ id: projects.id, title: projects.title, ownerTitle: users.title, updated: max(branchVersions.publishedAt) })
+    .select({ id: projects.id, title: projects.title, storeTags: projects.storeTags, ownerTitle: users.title, updated: max(branchVersions.publishedAt) })
     .from(projects)
     .innerJoin(branches, and(eq(branches.projectId, projects.id), eq(branches.isPublic, true)))
     .innerJoin(branchVersions, eq(branchVersions.branchId, branches.id))
@@ -132,7 +140,7 @@ async function loadIndexEntries(deps: Deps, projectIds: string[] | undefined): P
         updated: row.updated.toISOString(),
         ownerTitle: row.ownerTitle,
       },
-      folded: foldForSearch(row.title),
+      folded: searchTextOf(row.title, row.storeTags),
       updatedMs: row.updated.getTime(),
     });
   }
