@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { Page } from 'playwright-core';
+import { eq, and } from 'drizzle-orm';
+import { projectUsers } from '../../src/server/db/schema/index.ts';
+import { storeTagSuggestions } from '../../src/shared/schemas/store-tags.ts';
 import { registerUser } from '../support/accounts.ts';
 import { addMember, grantPrivilege, makePublic, makeTeam, type Team } from '../support/projects.ts';
 import { en, message, openDialog, rtlLanguage, section, startE2E, visit, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
 import { until } from './support/time.ts';
 
-/** Spec §2 manage: rename, public access (§5 privilege rule), public branches, leave, delete, a11y, RTL. */
+/** Spec §2 manage: rename, public access (§5 privilege rule), public branches, store tags (issue 29), leave, delete, a11y, RTL. */
 let e2e: E2E;
 beforeAll(async () => {
   e2e = await startE2E();
@@ -118,6 +121,90 @@ test('public branch checkboxes persist', async () => {
   await context.close();
 }, 45_000);
 
+test('store tags: typed and suggested tags become chips, problems show under the field, removal, save; a refused save says why and keeps the draft', async () => {
+  const team = await makeTeam(e2e.server);
+  const { page, context } = await e2e.openSignedIn({ user: team.admin });
+  await visit(page, `/projects/${team.project.id}/manage`, 'page_manage');
+  const tags = section(page, 'manage_tags_heading');
+  await tags.getByText(en('manage_tags_none'), { exact: true }).waitFor({ timeout: 10_000 });
+  const field = tags.getByLabel(en('manage_tags_input_label'), { exact: true });
+  const save = tags.getByRole('button', { name: en('manage_tags_save'), exact: true });
+  expect(await save.isDisabled()).toBe(true);
+  const chips = () => tags.locator('li[data-store-tag]').evaluateAll((items) => items.map((item) => item.getAttribute('data-store-tag')));
+
+  // Typed, normalised as the server does it; then a suggestion, which leaves the suggestions.
+  await field.fill('  Space   Opera ');
+  await field.press('Enter');
+  await tags.locator('li[data-store-tag="space opera"]').waitFor();
+  expect(await field.inputValue()).toBe('');
+  const suggestion = (tag: string) => tags.getByRole('button', { name: en('manage_tags_add_suggestion', { tag }), exact: true });
+  await suggestion('puzzle').click();
+  await tags.locator('li[data-store-tag="puzzle"]').waitFor();
+  expect(await suggestion('puzzle').count()).toBe(0);
+  expect(await chips()).toEqual(['space opera', 'puzzle']);
+
+  // Problems under the field, tied to it, gone once the text changes.
+  const expectProblem = async (text: string) => {
+    const problem = tags.getByText(text, { exact: true });
+    await problem.waitFor();
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect((await field.getAttribute('aria-describedby')) ?? '').toContain((await problem.getAttribute('id')) ?? 'no id');
+  };
+  await field.fill('c++');
+  await field.press('Enter');
+  await expectProblem(en('manage_tags_problem_characters'));
+  await field.fill(' PUZZLE ');
+  await expect(tags.getByText(en('manage_tags_problem_characters'), { exact: true }).count()).resolves.toBe(0);
+  await tags.getByRole('button', { name: en('manage_tags_add'), exact: true }).click();
+  await expectProblem(en('manage_tags_problem_duplicate', { tag: 'puzzle' }));
+  await field.fill('x'.repeat(25));
+  await field.press('Enter');
+  await expectProblem(en('manage_tags_problem_too_long', { length: '24' }));
+  await field.fill('   ');
+  await field.press('Enter');
+  await expectProblem(en('manage_tags_problem_empty'));
+  expect(await chips()).toEqual(['space opera', 'puzzle']);
+
+  // Removing a chip keeps the focus in the section (on the field); nothing is saved before Save.
+  await tags.getByRole('button', { name: en('manage_tags_remove', { tag: 'space opera' }), exact: true }).click();
+  expect(await chips()).toEqual(['puzzle']);
+  expect(await field.evaluate((element) => element === document.activeElement)).toBe(true);
+  expect((await projectAs(team)).storeTags).toEqual([]);
+
+  // Text left in the field is saved with the chips.
+  await field.fill('Co-op');
+  await save.click();
+  await tags.getByRole('status').getByText(en('manage_tags_saved'), { exact: true }).waitFor({ timeout: 10_000 });
+  expect((await projectAs(team)).storeTags).toEqual(['puzzle', 'co-op']);
+  expect((await (await e2e.server.fetch(`/api/projects/${team.project.id}`, { token: team.owner.token })).json()).storeTags).toEqual(['puzzle', 'co-op']);
+  await page.reload({ waitUntil: 'domcontentloaded' });
+  await tags.locator('li[data-store-tag="co-op"]').waitFor({ timeout: 10_000 });
+  expect(await chips()).toEqual(['puzzle', 'co-op']);
+
+  // Ten at most: the eleventh is refused under the field.
+  for (const tag of storeTagSuggestions.filter((tag) => tag !== 'puzzle' && tag !== 'co-op').slice(0, 8)) await suggestion(tag).click();
+  expect(await chips()).toHaveLength(10);
+  await field.fill('one more');
+  await field.press('Enter');
+  await expectProblem(en('manage_tags_problem_too_many', { max: '10' }));
+
+  // The server refuses (the admin was made a developer meanwhile): the reason shows, the draft stays.
+  await e2e.server.deps.db.update(projectUsers).set({ role: 'developer' }).where(and(eq(projectUsers.projectId, team.project.id), eq(projectUsers.userId, team.admin.id)));
+  await field.fill('');
+  await save.click();
+  await tags.getByRole('alert').getByText(en('manage_tags_not_saved', { reason: en('error_insufficient_privileges') }), { exact: true }).waitFor({ timeout: 10_000 });
+  expect(await chips()).toHaveLength(10);
+  expect((await projectAs(team)).storeTags).toEqual(['puzzle', 'co-op']);
+  await context.close();
+
+  // Developers do not see the editor.
+  const developer = await e2e.openSignedIn({ user: team.developer });
+  await visit(developer.page, `/projects/${team.project.id}/manage`, 'page_manage');
+  await section(developer.page, 'manage_members_heading').waitFor({ timeout: 10_000 });
+  expect(await section(developer.page, 'manage_tags_heading').count()).toBe(0);
+  await developer.context.close();
+}, 60_000);
+
 test('a developer leaves after confirming: lands on /projects, membership gone', async () => {
   const team = await makeTeam(e2e.server);
   const { page, context } = await e2e.openSignedIn({ user: team.developer });
@@ -166,6 +253,7 @@ async function richTeam(): Promise<Team> {
   await api.projects.branches.create.mutate({ project: team.project.id, title: 'main' });
   await api.projects.invites.create.mutate({ project: team.project.id, approved: false, seats: 5 });
   await addMember(e2e.server, team.project, await registerUser(e2e.server), 'tester', { pending: true });
+  await api.projects.patch.mutate({ project: team.project.id, storeTags: ['puzzle', 'ролевая игра', 'ألغاز'] });
   return team;
 }
 

@@ -97,3 +97,23 @@ describe('storeTagsProblem and storeTagsSchema', () => {
     }
   });
 });
+
+describe("the manage page's draft (addStoreTag)", async () => {
+  const { addStoreTag, sameTags } = await import('../../src/client/routes/projects/manage/store-tags-draft.ts');
+
+  test('adds the normalised tag at the end; refuses by the rule, repeats and an eleventh', () => {
+    expect(addStoreTag(['rpg'], '  Visual   Novel ')).toEqual({ tags: ['rpg', 'visual novel'] });
+    expect(addStoreTag(['rpg'], ' RPG ')).toEqual({ problem: { kind: 'duplicate', tag: 'rpg' } });
+    expect(addStoreTag([], 'c++')).toEqual({ problem: { kind: 'characters' } });
+    expect(addStoreTag([], 'a\u0000')).toEqual({ problem: { kind: 'control' } });
+    expect(addStoreTag([], '  ')).toEqual({ problem: { kind: 'empty' } });
+    expect(addStoreTag([], 'x'.repeat(25))).toEqual({ problem: { kind: 'too_long' } });
+    const ten = Array.from({ length: maxStoreTags }, (_, i) => `t${i}`);
+    expect(addStoreTag(ten, 'more')).toEqual({ problem: { kind: 'too_many' } });
+    // A repeat is named as such even when the list is full.
+    expect(addStoreTag(ten, 'T1')).toEqual({ problem: { kind: 'duplicate', tag: 't1' } });
+    expect(sameTags(['a', 'b'], ['a', 'b'])).toBe(true);
+    expect(sameTags(['a', 'b'], ['b', 'a'])).toBe(false);
+    expect(sameTags(['a'], ['a', 'b'])).toBe(false);
+  });
+});

@@ -15,6 +15,7 @@ import { MembersSection } from './members-section.tsx';
 import { OneTimeInviteSection } from './one-time-invite-section.tsx';
 import { PublicAccessSection } from './public-access-section.tsx';
 import { PublicBranchesSection } from './public-branches-section.tsx';
+import { StoreTagsSection } from './store-tags-section.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -50,6 +51,7 @@ export default function ManagePage({ params }: ViewProps) {
               <GeneralSection project={loaded} />
               <PublicAccessSection project={loaded} />
               <PublicBranchesSection project={loaded} />
+              <StoreTagsSection project={loaded} />
             </>
           ) : null}
           <MembersSection project={loaded} />
