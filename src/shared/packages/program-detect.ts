@@ -195,3 +195,8 @@ export type ProgramLookup = ReadonlyMap<string, ProgramInfo>;
 export function programKey(parts: readonly string[]): string {
   return parts.join('/');
 }
+
+/** A format's name as developers know it (not translated): 'ELF', 'Mach-O', 'PE', '#!'. */
+export function programFormatName(format: ProgramFormat): string {
+  return { elf: 'ELF', macho: 'Mach-O', pe: 'PE', script: '#!' }[format];
+}
