@@ -101,6 +101,17 @@ function isWebScript(root: ArchiveDirectory, parts: string[], extension: string,
   return folder?.kind === 'directory' && [...folder.entries.values()].some((entry) => entry.kind === 'file' && isIndexPage(entry.name));
 }
 
+/**
+ * Whether a start file of this name, in a package of these tags, runs only with its executable bit,
+ * when nothing is known of its content (the package page): a Linux or macOS build's, or one without
+ * an extension; never one a package manager installs.
+ */
+export function startFileNeedsExecutable(name: string, tags: readonly string[]): boolean {
+  const extension = fileExtension(name);
+  if (SYSTEM_PACKAGING_TAGS.some((tag) => tags.includes(tag)) || SYSTEM_PACKAGE_EXTENSIONS.has(extension)) return false;
+  return tags.includes('os:linux') || tags.includes('os:macos') || extension === '';
+}
+
 /** The tags a program's header names that the package lacks, those the extension suggests already left out. */
 function headerTags(program: ProgramInfo, tags: ReadonlySet<string>, suggested: readonly string[]): PackageTag[] {
   if (program.satisfiedBy?.some((tag) => tags.has(tag))) return [];
