@@ -1,5 +1,6 @@
 import { useDom } from './setup.ts';
 import { describe, expect, test } from 'bun:test';
+import { readFileSync } from 'node:fs';
 
 useDom();
 const { act, fireEvent, waitFor, within } = await import('@testing-library/react');
@@ -75,13 +76,19 @@ describe('new package dialog: checks and their fixes', () => {
 
   test('Linux start file without the executable bit → Mark executable', async () => {
     const { dialog } = await h.openDialog({ initialTags: ['os:linux'] });
-    await drop(dialog, { 'run.sh': '#!/bin/sh' });
+    // No '#!' line: nothing marks it executable by itself.
+    await drop(dialog, { 'run.sh': 'echo run' });
     makeStart(dialog, 'run.sh');
     await waitFor(() => expect(checkCodes(dialog)).toEqual(['not_executable']));
+    // A Linux script without its bit cannot start: Create waits for the fix.
+    expect(checkItem(dialog, 'not_executable').dataset.blocksCreate).toBe('true');
+    await h.waitForReady(dialog);
+    expect(h.createButton(dialog).disabled).toBe(true);
     expect(checkItem(dialog, 'not_executable').textContent).toContain('The start file run.sh is not marked executable, so it cannot start on Linux or macOS.');
     fireEvent.click(within(checkItem(dialog, 'not_executable')).getByRole('button', { name: 'Mark executable' }));
     await waitFor(() => expect(checkCodes(dialog)).toEqual([]));
     expect(h.rowAction(dialog, 'run.sh', 'Executable').getAttribute('aria-checked')).toBe('true');
+    await waitFor(() => expect(h.createButton(dialog).disabled).toBe(false));
   });
 
   test('no likely start file: the fix explains where to choose one', async () => {
@@ -124,9 +131,10 @@ describe('new package dialog: Create', () => {
     const title = within(dialog).getByLabelText('Title') as HTMLInputElement;
     expect(title.placeholder).toBe('Linux x86 64-bit');
     fireEvent.change(title, { target: { value: '  Nightly  ' } });
-    await drop(dialog, { 'game.x86_64': 'elf' });
+    await h.pickFiles(dialog, [h.makeFile('game.x86_64', new Uint8Array(readFileSync('/bin/true')))]);
     makeStart(dialog, 'game.x86_64');
     await h.waitForReady(dialog);
+    await waitFor(() => expect(h.createButton(dialog).disabled).toBe(false));
     fireEvent.click(h.createButton(dialog));
     const draft = await opened.result;
     expect(draft).not.toBeNull();
@@ -134,6 +142,8 @@ describe('new package dialog: Create', () => {
     expect(draft!.title).toBe('Nightly');
     expect(draft!.basePackage).toBeNull();
     expect(draft!.tree.entrypoint).toEqual(['game.x86_64']);
+    // An ELF by its header: marked executable although the browser gave no mode.
+    expect(draft!.tree.root.entries.get('game.x86_64')?.mode).toBe(1);
     expect(within(document.body).queryByRole('dialog')).toBeNull();
   });
 

@@ -106,7 +106,8 @@ describe('new package dialog: file tree editor', () => {
   });
 
   test('explode, start file, executable and remove act on the tree', async () => {
-    const opened = await withDropped({ build: { 'run.sh': '#!/bin/sh', lib: { 'x.so': 'elf' } } });
+    // No '#!' line: nothing marks it executable by itself (file-modes.ts), the menu does.
+    const opened = await withDropped({ build: { 'run.sh': 'echo run', lib: { 'x.so': 'elf' } } });
     const { dialog } = opened;
     fireEvent.click(h.rowAction(dialog, 'build', 'Replace with contents'));
     await waitFor(() => expect(h.rowPaths(dialog)).toEqual(['lib', 'lib/x.so', 'run.sh']));

@@ -227,7 +227,8 @@ describe('entrypoint not executable', () => {
   test.each([['os:linux'], ['os:macos']])('warns on %s with a set_executable fix that works', (tag) => {
     const tree = makeTree(['bin/game', 'data/level.pck'], 'bin/game');
     const warnings = checkPackage({ tree, tags: [tag] });
-    expect(warnings).toEqual([{ code: 'not_executable', path: ['bin', 'game'], fix: { kind: 'set_executable', path: ['bin', 'game'] } }]);
+    // An extensionless native start file cannot run without the bit: the dialog refuses to create it.
+    expect(warnings).toEqual([{ code: 'not_executable', path: ['bin', 'game'], fix: { kind: 'set_executable', path: ['bin', 'game'] }, blocksCreate: true }]);
     applyFix(tree, [tag], warnings[0]!.fix!);
     expect(findEntry(tree, 'bin/game')?.mode).toBe(1);
     expect(checkPackage({ tree, tags: [tag] })).toEqual([]);
@@ -337,8 +338,9 @@ describe('texts for the CLI', () => {
       ...checkPackage({ tree: makeTree(['c.html'], 'c.html'), tags: [] }),
       ...checkPackage({ tree: makeTree(['c.html']), tags: [], entrypoint: ['gone'] }),
       ...checkPackage({ tree: makeTree(['c.js', 'index.html'], 'c.js'), tags: [] }),
+      { code: 'header_suggests_tag', path: ['game'], format: 'elf', tags: ['os:linux'], fix: { kind: 'add_tags', tags: ['os:linux'] } },
     ];
-    expect(new Set(codes(all)).size).toBe(10);
+    expect(new Set(codes(all)).size).toBe(11);
     for (const warning of all) {
       expect(describeWarning(warning).length).toBeGreaterThan(10);
       if (warning.fix) expect(describeFix(warning.fix).length).toBeGreaterThan(5);
@@ -347,6 +349,9 @@ describe('texts for the CLI', () => {
       "The entrypoint 'a/b.exe' ends in .exe, which suggests the tags os:windows.",
     );
     expect(describeFix({ kind: 'set_entrypoint', candidates: [['bin', 'game']] })).toBe("set the entrypoint (e.g. 'bin/game')");
+    expect(describeWarning({ code: 'header_suggests_tag', path: ['hopper'], format: 'macho', tags: ['os:macos', 'arch:arm'] })).toBe(
+      "The header of the entrypoint 'hopper' (Mach-O) suggests the tags os:macos, arch:arm.",
+    );
   });
 });
 

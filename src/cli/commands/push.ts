@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
-import { setEntrypoint, splitPath, type CompressionAlgorithm } from '../../shared/archive/index.ts';
+import { setEntrypoint, shownPath, splitPath, type CompressionAlgorithm } from '../../shared/archive/index.ts';
 import { checkPackage } from '../../shared/packages/checks.ts';
+import { programFormatName, programKey } from '../../shared/packages/program-detect.ts';
+import { findPrograms, markPrograms } from '../../shared/packages/tree-programs.ts';
 import { packageTitle } from '../../shared/packages/package-name.ts';
 import { sameTags } from '../../shared/packages/same-tags.ts';
 import { describeTagProblem, validateTags } from '../../shared/packages/tags.ts';
@@ -49,6 +51,16 @@ function parseCompression(text: string | undefined): CompressionAlgorithm | unde
   throw new CliError(exitCodes.usage, `--compression must be zstd or none, not '${text}'`);
 }
 
+/** Names shown in the "marked executable" line before it says how many more. */
+const MARKED_SHOWN = 5;
+
+/** "'hopper' (ELF), 'start' (#!) and 3 more" */
+function describeMarked(marked: readonly string[][], programs: Awaited<ReturnType<typeof findPrograms>>): string {
+  const shown = marked.slice(0, MARKED_SHOWN).map((parts) => `'${shownPath(parts.join('/'))}' (${programFormatName(programs.get(programKey(parts))!.format)})`);
+  const more = marked.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
+}
+
 export async function runPush(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     version: { type: 'string' },
@@ -75,9 +87,15 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   const log = (line: string) => io.stderr(`${line}\n`);
 
   const folder = await readFolderTree(dir);
+  // Files unpacked from a ZIP or copied from a Windows share lose their modes: programs are known by their heads.
+  const programs = await findPrograms(folder.tree.root).catch((error: unknown) => {
+    throw new CliError(exitCodes.usage, `cannot read '${dir}': ${error instanceof Error ? error.message : String(error)}`);
+  });
+  const marked = markPrograms(folder.tree.root, programs);
+  if (marked.length > 0) log(`marked executable by their content: ${describeMarked(marked, programs)}`);
   const entrypoint = values.entrypoint ? splitPath(values.entrypoint) : null;
   if (entrypoint) setEntrypoint(folder.tree, entrypoint);
-  const warnings = checkPackage({ tree: folder.tree, tags, entrypoint });
+  const warnings = checkPackage({ tree: folder.tree, tags, entrypoint, programs });
   for (const warning of warnings) log(`warning: ${describeWarning(warning)}${warning.fix ? ` (fix: ${describeFix(warning.fix)})` : ''}`);
   if (values.strict && warnings.length > 0) throw new CliError(exitCodes.checksFailed, `${warnings.length} package check(s) failed (--strict)`);
   // An untagged package is found by nothing that picks packages by tags (the store, play, cloud play,
@@ -147,6 +165,7 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
     totalParts: outcome.totalParts,
     resumed: outcome.resumed,
     warnings: warnings.map((warning) => warning.code),
+    markedExecutable: marked.map((parts) => parts.join('/')),
   };
   if (values.json) io.stdout(`${JSON.stringify(result)}\n`);
   else io.stdout(`published version ${version.title} (${version.id}) to ${project.title}/${branch.title}: package ${name} (${outcome.packageId}), sent ${formatSize(outcome.sentBytes)}\n`);

@@ -10,6 +10,7 @@ import {
   WRONG_ENTRYPOINT_EXTENSIONS,
   fileExtension,
 } from './extensions.ts';
+import { programKey, type ProgramFormat, type ProgramInfo, type ProgramLookup } from './program-detect.ts';
 import type { PackageTag } from './tags.ts';
 
 export { applyFix } from './fixes.ts';
@@ -36,15 +37,22 @@ export type PackageWarningCode =
   | 'html_needs_web'
   | 'web_needs_page'
   | 'extension_suggests_tag'
+  | 'header_suggests_tag'
   | 'not_executable';
 
-/** `path` is in path parts like entrypoints; `extension` (no dot) and `tags` fill the message. */
+/**
+ * `path` is in path parts like entrypoints; `extension` (no dot), `format` (what the header says) and
+ * `tags` fill the message. `blocksCreate`: the package would not start as it is (a native start file
+ * without its executable bit): the browser dialog refuses to create it until the fix is applied.
+ */
 export type PackageWarning = {
   code: PackageWarningCode;
   path?: string[];
   extension?: string;
+  format?: ProgramFormat;
   tags?: PackageTag[];
   fix?: PackageFix;
+  blocksCreate?: true;
 };
 
 export type PackageCheckInput = {
@@ -53,7 +61,16 @@ export type PackageCheckInput = {
   tags: readonly string[];
   /** When given (null = not set), wins over tree.entrypoint: for an index checked with a package row. */
   entrypoint?: readonly string[] | null;
+  /**
+   * Programs recognised by their first bytes, by path (program-detect.ts): an extensionless ELF or a
+   * `#!` script is offered as start file, its header suggests tags, and it needs its executable bit
+   * whatever the tags say.
+   */
+  programs?: ProgramLookup;
 };
+
+/** Names native start files carry (none, Godot's and Unity's arch suffixes, scripts): they run only when executable. */
+const NATIVE_START_EXTENSIONS: ReadonlySet<string> = new Set(['', 'sh', 'command', 'appimage', 'x86_64', 'x86', 'arm64', 'aarch64']);
 
 function hasFile(root: ArchiveDirectory): boolean {
   for (const { entry } of walkEntries(root)) if (entry.kind === 'file') return true;
@@ -84,29 +101,53 @@ function isWebScript(root: ArchiveDirectory, parts: string[], extension: string,
   return folder?.kind === 'directory' && [...folder.entries.values()].some((entry) => entry.kind === 'file' && isIndexPage(entry.name));
 }
 
-function entrypointWarnings(root: ArchiveDirectory, parts: string[], entry: ArchiveEntry, tags: ReadonlySet<string>): PackageWarning[] {
+/**
+ * Whether a start file of this name, in a package of these tags, runs only with its executable bit,
+ * when nothing is known of its content (the package page): a Linux or macOS build's, or one without
+ * an extension; never one a package manager installs.
+ */
+export function startFileNeedsExecutable(name: string, tags: readonly string[]): boolean {
+  const extension = fileExtension(name);
+  if (SYSTEM_PACKAGING_TAGS.some((tag) => tags.includes(tag)) || SYSTEM_PACKAGE_EXTENSIONS.has(extension)) return false;
+  return tags.includes('os:linux') || tags.includes('os:macos') || extension === '';
+}
+
+/** The tags a program's header names that the package lacks, those the extension suggests already left out. */
+function headerTags(program: ProgramInfo, tags: ReadonlySet<string>, suggested: readonly string[]): PackageTag[] {
+  if (program.satisfiedBy?.some((tag) => tags.has(tag))) return [];
+  return program.tags.filter((tag) => !tags.has(tag) && !suggested.includes(tag));
+}
+
+function entrypointWarnings(root: ArchiveDirectory, parts: string[], entry: ArchiveEntry, tags: ReadonlySet<string>, programs: ProgramLookup | undefined): PackageWarning[] {
   const warnings: PackageWarning[] = [];
   const extension = fileExtension(entry.name);
-  const pick = (): PackageFix => ({ kind: 'set_entrypoint', candidates: entrypointCandidates(root, { tags: [...tags] }) });
+  const program = entry.kind === 'file' ? programs?.get(programKey(parts)) : undefined;
+  const pick = (): PackageFix => ({ kind: 'set_entrypoint', candidates: entrypointCandidates(root, { tags: [...tags], programs }) });
   if (WRONG_ENTRYPOINT_EXTENSIONS.has(extension)) warnings.push({ code: 'wrong_extension', path: parts, extension, fix: pick() });
   if (ARCHIVE_EXTENSIONS.has(extension)) warnings.push({ code: 'archive_entrypoint', path: parts, extension, fix: pick() });
   const flagged = warnings.length > 0;
   // A web build starts at a page; suggesting runtime:nodejs for its script would mis-tag it.
   const webScript = isWebScript(root, parts, extension, tags);
   if (webScript || (!flagged && tags.has('os:web') && !isWebPage(entry.name))) {
-    warnings.push({ code: 'web_needs_page', path: parts, extension, fix: { kind: 'set_entrypoint', candidates: entrypointCandidates(root, { tags: [...tags], pagesOnly: true }) } });
+    warnings.push({ code: 'web_needs_page', path: parts, extension, fix: { kind: 'set_entrypoint', candidates: entrypointCandidates(root, { tags: [...tags], pagesOnly: true, programs }) } });
   }
   const suggestion = webScript ? undefined : TAG_SUGGESTIONS.get(extension);
+  let suggested: PackageTag[] = [];
   if (suggestion && !suggestion.satisfiedBy?.some((tag) => tags.has(tag))) {
-    const missing = suggestion.tags.filter((tag) => !tags.has(tag));
-    if (missing.length > 0) {
-      warnings.push({ code: suggestion.code, path: parts, extension, tags: missing, fix: { kind: 'add_tags', tags: missing } });
+    suggested = suggestion.tags.filter((tag) => !tags.has(tag));
+    if (suggested.length > 0) {
+      warnings.push({ code: suggestion.code, path: parts, extension, tags: suggested, fix: { kind: 'add_tags', tags: suggested } });
     }
+  }
+  const fromHeader = program && !webScript ? headerTags(program, tags, suggested) : [];
+  if (program && fromHeader.length > 0) {
+    warnings.push({ code: 'header_suggests_tag', path: parts, format: program.format, tags: fromHeader, fix: { kind: 'add_tags', tags: fromHeader } });
   }
   const native = tags.has('os:linux') || tags.has('os:macos');
   const installed = SYSTEM_PACKAGING_TAGS.some((tag) => tags.has(tag)) || SYSTEM_PACKAGE_EXTENSIONS.has(extension);
-  if (entry.kind === 'file' && native && !installed && (entry.mode & MODE_EXECUTABLE) === 0) {
-    warnings.push({ code: 'not_executable', path: parts, fix: { kind: 'set_executable', path: parts } });
+  if (entry.kind === 'file' && (native || program?.needsExecutable) && !installed && (entry.mode & MODE_EXECUTABLE) === 0) {
+    const cannotRun = program?.needsExecutable || (native && NATIVE_START_EXTENSIONS.has(extension));
+    warnings.push({ code: 'not_executable', path: parts, fix: { kind: 'set_executable', path: parts }, ...(cannotRun ? { blocksCreate: true as const } : {}) });
   }
   return warnings;
 }
@@ -114,7 +155,8 @@ function entrypointWarnings(root: ArchiveDirectory, parts: string[], entry: Arch
 /**
  * Spec §5 package checks, in a fixed order: no files (alone: nothing else means anything then),
  * single root directory, then the entrypoint (not set | missing | wrong extension, archive, a web
- * build not starting at a page, tags it suggests, executable bit). Pure: reads the tree, changes nothing.
+ * build not starting at a page, tags its extension suggests, tags its header suggests, executable bit).
+ * Pure: reads the tree, changes nothing.
  */
 export function checkPackage(input: PackageCheckInput): PackageWarning[] {
   const { root } = input.tree;
@@ -125,7 +167,7 @@ export function checkPackage(input: PackageCheckInput): PackageWarning[] {
 
   const entrypoint = input.entrypoint !== undefined ? input.entrypoint : input.tree.entrypoint;
   if (!entrypoint || entrypoint.length === 0) {
-    warnings.push({ code: 'entrypoint_not_set', fix: { kind: 'set_entrypoint', candidates: entrypointCandidates(root, { tags: input.tags }) } });
+    warnings.push({ code: 'entrypoint_not_set', fix: { kind: 'set_entrypoint', candidates: entrypointCandidates(root, { tags: input.tags, programs: input.programs }) } });
     return warnings;
   }
   const parts = [...entrypoint];
@@ -134,6 +176,6 @@ export function checkPackage(input: PackageCheckInput): PackageWarning[] {
     warnings.push({ code: 'entrypoint_missing', path: parts, fix: { kind: 'unset_entrypoint' } });
     return warnings;
   }
-  warnings.push(...entrypointWarnings(root, parts, entry, new Set(input.tags)));
+  warnings.push(...entrypointWarnings(root, parts, entry, new Set(input.tags), input.programs));
   return warnings;
 }

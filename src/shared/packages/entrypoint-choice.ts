@@ -2,6 +2,7 @@ import { MODE_EXECUTABLE } from '../archive/constants.ts';
 import { walkEntries } from '../archive/tree.ts';
 import type { ArchiveDirectory, ArchiveFile } from '../archive/types.ts';
 import { ARCHIVE_EXTENSIONS, TAG_SUGGESTIONS, WRONG_ENTRYPOINT_EXTENSIONS, fileExtension } from './extensions.ts';
+import { programKey, type ProgramInfo, type ProgramLookup } from './program-detect.ts';
 
 /**
  * What a likely start file is, best first. A folder's index.html starts a web build, so it comes
@@ -28,19 +29,36 @@ export function isIndexPage(name: string): boolean {
   return lower === 'index.html' || lower === 'index.htm';
 }
 
-/** undefined: not a likely start file (data, libraries, archives, or nothing that says "program"). */
-function kindOf(file: ArchiveFile): CandidateKind | undefined {
+/**
+ * undefined: not a likely start file (data, libraries, archives, or nothing that says "program").
+ * `program` is what its first bytes say (program-detect.ts): an extensionless ELF is a program, a
+ * `#!` script a launcher, a shared object none, whatever its mode.
+ */
+function kindOf(file: ArchiveFile, program: ProgramInfo | undefined): CandidateKind | undefined {
   const extension = fileExtension(file.name);
   if (WRONG_ENTRYPOINT_EXTENSIONS.has(extension) || ARCHIVE_EXTENSIONS.has(extension)) return undefined;
   if (PAGE_EXTENSIONS.has(extension)) return isIndexPage(file.name) ? 'index_page' : 'page';
   if (SCRIPT_EXTENSIONS.has(extension)) return 'script';
-  if (LAUNCHER_EXTENSIONS.has(extension)) return 'launcher';
-  if (TAG_SUGGESTIONS.has(extension) || (file.mode & MODE_EXECUTABLE) !== 0) return 'program';
+  if (program && !program.startable) return undefined;
+  if (LAUNCHER_EXTENSIONS.has(extension) || program?.format === 'script') return 'launcher';
+  if (program || TAG_SUGGESTIONS.has(extension) || (file.mode & MODE_EXECUTABLE) !== 0) return 'program';
   return undefined;
 }
 
-/** The file suits the selected tags: its extension suggests one of them, or it is a native program for Linux or macOS. */
-function fitsTags(file: ArchiveFile, kind: CandidateKind, tags: ReadonlySet<string>): boolean {
+/** The operating systems a recognised program runs on, by its header; undefined when it names none. */
+function programSystems(program: ProgramInfo | undefined): string[] | undefined {
+  if (!program) return undefined;
+  const systems = [...program.tags.filter((tag) => tag.startsWith('os:')), ...(program.satisfiedBy ?? [])];
+  return systems.length > 0 ? systems : undefined;
+}
+
+/**
+ * The file suits the selected tags: its header names one of their systems, its extension suggests one
+ * of them, or it is a native program for Linux or macOS.
+ */
+function fitsTags(file: ArchiveFile, kind: CandidateKind, tags: ReadonlySet<string>, program: ProgramInfo | undefined): boolean {
+  const systems = programSystems(program);
+  if (systems) return systems.some((tag) => tags.has(tag));
   const suggestion = TAG_SUGGESTIONS.get(fileExtension(file.name));
   if (suggestion) return suggestion.tags.some((tag) => tags.has(tag)) || (suggestion.satisfiedBy ?? []).some((tag) => tags.has(tag));
   return kind === 'program' && NATIVE_TAGS.some((tag) => tags.has(tag));
@@ -52,6 +70,8 @@ export type CandidateOptions = {
   limit?: number;
   /** Only web pages (for a web build whose start file is not one). */
   pagesOnly?: boolean;
+  /** Programs recognised by their content, by path (program-detect.ts). */
+  programs?: ProgramLookup;
 };
 
 /**
@@ -63,15 +83,16 @@ export function entrypointCandidates(root: ArchiveDirectory, options: CandidateO
   const found: { parts: string[]; fit: number; rank: number; order: number }[] = [];
   for (const { entry, parts } of walkEntries(root)) {
     if (entry.kind !== 'file') continue;
-    const kind = kindOf(entry);
+    const program = options.programs?.get(programKey(parts));
+    const kind = kindOf(entry, program);
     if (kind === undefined || (options.pagesOnly && kind !== 'index_page' && kind !== 'page')) continue;
-    found.push({ parts, fit: fitsTags(entry, kind, tags) ? 0 : 1, rank: KIND_RANK[kind], order: found.length });
+    found.push({ parts, fit: fitsTags(entry, kind, tags, program) ? 0 : 1, rank: KIND_RANK[kind], order: found.length });
   }
   found.sort((a, b) => a.fit - b.fit || a.parts.length - b.parts.length || a.rank - b.rank || a.order - b.order);
   return found.slice(0, options.limit ?? MAX_CANDIDATES).map((item) => item.parts);
 }
 
 /** The start file a new package gets offered first; undefined when nothing looks like one. */
-export function preferredEntrypoint(root: ArchiveDirectory, tags: readonly string[] = []): string[] | undefined {
-  return entrypointCandidates(root, { tags, limit: 1 })[0];
+export function preferredEntrypoint(root: ArchiveDirectory, tags: readonly string[] = [], programs?: ProgramLookup): string[] | undefined {
+  return entrypointCandidates(root, { tags, limit: 1, programs })[0];
 }

@@ -1,4 +1,5 @@
 import type { PackageFix, PackageWarning } from './checks.ts';
+import { programFormatName } from './program-detect.ts';
 
 const show = (parts: readonly string[] | undefined): string => `'${(parts ?? []).join('/')}'`;
 
@@ -25,6 +26,8 @@ export function describeWarning(warning: PackageWarning): string {
       return `The entrypoint ${show(warning.path)} is not a web page, but a web build starts at its HTML page (usually index.html).`;
     case 'extension_suggests_tag':
       return `The entrypoint ${show(warning.path)} ends in ${extension}, which suggests the tags ${tags}.`;
+    case 'header_suggests_tag':
+      return `The header of the entrypoint ${show(warning.path)}${warning.format ? ` (${programFormatName(warning.format)})` : ''} suggests the tags ${tags}.`;
     case 'not_executable':
       return `The entrypoint ${show(warning.path)} is not marked executable, so it cannot start on Linux or macOS.`;
   }

@@ -70,6 +70,8 @@ export const finalizePackageInput = z.object({
 /**
  * Spec §3 Package. size is the sum of the file sizes (null until finalized), storedSize the bytes of
  * its distinct chunks as stored, indexHash the hex SHA-256 of its index (the base hash a patch names).
+ * entrypointExecutable, only in GET .../packages/{package}: whether the start file carries the
+ * executable bit (null: no start file, not a file of the package, or not ready yet).
  */
 export const packageSchema = z.object({
   id: z.string(),
@@ -82,6 +84,7 @@ export const packageSchema = z.object({
   basePackage: z.string().nullable(),
   storedSize: z.number().nullable(),
   indexHash: z.string().nullable(),
+  entrypointExecutable: z.boolean().nullable().optional(),
 });
 export type Package = z.infer<typeof packageSchema>;
 

@@ -3,12 +3,13 @@ import type { PackageFix, PackageWarning } from '../../../shared/packages/checks
 import { file_tree_start_file } from '../../paraglide/messages/file_tree_start_file.js';
 import { new_package_checks_heading } from '../../paraglide/messages/new_package_checks_heading.js';
 import { new_package_checks_ok } from '../../paraglide/messages/new_package_checks_ok.js';
+import { package_check_blocks_create } from '../../paraglide/messages/package_check_blocks_create.js';
 import { package_check_no_candidates } from '../../paraglide/messages/package_check_no_candidates.js';
 import { fixLabel, warningText } from './warning-messages.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { file_tree_start_file, new_package_checks_heading, new_package_checks_ok, package_check_no_candidates };
+const m = { file_tree_start_file, new_package_checks_heading, new_package_checks_ok, package_check_blocks_create, package_check_no_candidates };
 
 /**
  * 'Choose start file': the likely files in a list, best first (the shared ranking: index.html of a web
@@ -53,8 +54,11 @@ export function ChecksList({ warnings, onApply }: { warnings: readonly PackageWa
       ) : (
         <ul className="package_checks_list">
           {warnings.map((warning, i) => (
-            <li key={`${warning.code}-${i}`} className="package_checks_item" data-code={warning.code}>
-              <p className="package_checks_text">{warningText(warning)}</p>
+            <li key={`${warning.code}-${i}`} className="package_checks_item" data-code={warning.code} data-blocks-create={warning.blocksCreate ? 'true' : undefined}>
+              <p className="package_checks_text">
+                {warningText(warning)}
+                {warning.blocksCreate ? <strong className="package_checks_blocks"> {m.package_check_blocks_create()}</strong> : null}
+              </p>
               {warning.fix?.kind === 'set_entrypoint' ? (
                 <ChooseEntrypoint fix={warning.fix} onApply={onApply} />
               ) : warning.fix ? (

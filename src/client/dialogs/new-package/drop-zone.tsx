@@ -2,23 +2,34 @@ import { useCallback, useRef } from 'react';
 import { new_package_add_files } from '../../paraglide/messages/new_package_add_files.js';
 import { new_package_add_folder } from '../../paraglide/messages/new_package_add_folder.js';
 import { canPickDirectory, collectDropped, pickDirectory, readDropped, readInputFiles, type PickedEntry } from './read-dropped.ts';
+import { sniffSources } from './file-modes.ts';
 import { addPicked, type TreeState } from './tree-state.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { new_package_add_files, new_package_add_folder };
 
-/** Adds picked entries under a folder of the tree ([] is the top level). */
-export function useAddPicked(edit: TreeState['edit']) {
-  return useCallback((directory: string[], picked: PickedEntry[]) => edit((tree) => addPicked(tree, directory, picked)), [edit]);
+/**
+ * Adds picked entries under a folder of the tree ([] is the top level), then reads their first bytes
+ * (the dialog marks programs executable by them: file-modes.ts) and renders again once all are read.
+ */
+export function useAddPicked({ edit, refresh }: Pick<TreeState, 'edit' | 'refresh'>) {
+  return useCallback(
+    (directory: string[], picked: PickedEntry[]) => {
+      edit((tree) => addPicked(tree, directory, picked));
+      const files = picked.flatMap((entry) => (entry.file ? [entry.file] : []));
+      void sniffSources(files).then(() => refresh());
+    },
+    [edit, refresh],
+  );
 }
 
 /**
  * Files dropped from outside: the entries are taken during the event (the browser empties the
  * DataTransfer afterwards), folders are then walked and everything added to `directory`.
  */
-export function useDropFiles(edit: TreeState['edit']) {
-  const add = useAddPicked(edit);
+export function useDropFiles({ edit, refresh }: Pick<TreeState, 'edit' | 'refresh'>) {
+  const add = useAddPicked({ edit, refresh });
   return useCallback(
     (directory: string[], dataTransfer: DataTransfer) => {
       const dropped = collectDropped(dataTransfer);
@@ -35,8 +46,8 @@ export function useDropFiles(edit: TreeState['edit']) {
 }
 
 /** 'Add files' and 'Add folder': the system pickers, adding at the top level. */
-export function FilePickButtons({ edit }: { edit: TreeState['edit'] }) {
-  const add = useAddPicked(edit);
+export function FilePickButtons({ state }: { state: Pick<TreeState, 'edit' | 'refresh'> }) {
+  const add = useAddPicked(state);
   const filesRef = useRef<HTMLInputElement>(null);
   const folderRef = useRef<HTMLInputElement>(null);
   const pickFolder = () => {

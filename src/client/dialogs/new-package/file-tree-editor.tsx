@@ -9,6 +9,7 @@ import { file_tree_column_name } from '../../paraglide/messages/file_tree_column
 import { file_tree_column_size } from '../../paraglide/messages/file_tree_column_size.js';
 import { file_tree_empty } from '../../paraglide/messages/file_tree_empty.js';
 import { file_tree_label } from '../../paraglide/messages/file_tree_label.js';
+import { chooseMode } from './file-modes.ts';
 import type { TreeState } from './tree-state.ts';
 import { MoveDialog } from './move-dialog.tsx';
 import { TreeRowView, type RowActions } from './tree-row.tsx';
@@ -82,7 +83,11 @@ export function FileTreeEditor({ state, onDropFiles, hint }: FileTreeEditorProps
     });
 
   const actions: RowActions = {
-    toggleExecutable: (row) => edit((target) => void toggleExecutable(target, row.parts)),
+    toggleExecutable: (row) =>
+      edit((target) => {
+        toggleExecutable(target, row.parts);
+        chooseMode(target, row.parts);
+      }),
     setEntrypoint: (row) => edit((target) => setEntrypoint(target, row.parts)),
     explode: (row) => edit((target) => explodeDirectory(target, row.parts)),
     remove: (row) => {

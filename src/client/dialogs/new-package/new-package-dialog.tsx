@@ -1,4 +1,4 @@
-import { useId, useMemo, useState, type FormEvent } from 'react';
+import { useId, useLayoutEffect, useMemo, useState, type FormEvent } from 'react';
 import { applyFix, checkPackage, type PackageFix } from '../../../shared/packages/checks.ts';
 import { defaultPackageTitle } from '../../../shared/packages/default-title.ts';
 import { sortTags } from '../../../shared/packages/tags.ts';
@@ -19,6 +19,7 @@ import { chooseBase, type BaseCandidate } from './base-choice.ts';
 import { BaseNotice } from './base-notice.tsx';
 import { ChecksList } from './checks-list.tsx';
 import { FilePickButtons, useDropFiles } from './drop-zone.tsx';
+import { chooseMode, hasUnsniffed, programsOf, syncModes } from './file-modes.ts';
 import { FileTreeEditor } from './file-tree-editor.tsx';
 import { countFiles, estimateUpload } from './package-index.ts';
 import { isTooLarge, SizeSummary } from './size-summary.tsx';
@@ -73,29 +74,44 @@ export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDA
   const [tags, setTags] = useState<string[]>(() => sortTags(initialTags ?? []));
   const [title, setTitle] = useState('');
   const treeState = useTreeState();
-  const { tree, revision, problem, edit } = treeState;
+  const { tree, revision, problem, edit, refresh } = treeState;
   const basePackage = useMemo(() => chooseBase(basePackages, tags), [basePackages, tags]);
   const base = useBaseIndex(projectId, basePackage?.id ?? null);
   const index = usePackageIndex(tree, revision);
-  const dropFiles = useDropFiles(edit);
+  const dropFiles = useDropFiles(treeState);
+  const baseIndex = base.status === 'ready' ? base.index : null;
+  const baseRoot = baseIndex?.root ?? null;
+
+  // Programs found by their heads get their bit, and on an update files get their base's (file-modes.ts),
+  // before the browser paints: Create never sees a tree whose bits are about to change.
+  useLayoutEffect(() => {
+    if (syncModes(tree, baseRoot, false)) refresh((target) => void syncModes(target, baseRoot, true));
+  }, [tree, revision, baseRoot, refresh]);
 
   // The tree is edited in place: `revision` is what changes.
-  const warnings = useMemo(() => checkPackage({ tree, tags }), [tree, revision, tags]);
+  const programs = useMemo(() => programsOf(tree), [tree, revision]);
+  const warnings = useMemo(() => checkPackage({ tree, tags, programs }), [tree, revision, tags, programs]);
+  const reading = useMemo(() => hasUnsniffed(tree), [tree, revision]);
   const files = useMemo(() => countFiles(tree), [tree, revision]);
   const readyIndex = index.status === 'ready' ? index.index : null;
-  const baseIndex = base.status === 'ready' ? base.index : null;
   const estimate = useMemo(() => (readyIndex ? estimateUpload(readyIndex, baseIndex) : null), [readyIndex, baseIndex]);
   const tooLarge = isTooLarge(estimate, maxSize);
+  // A native start file without its bit would be published unable to run: its check's fix comes first.
+  const blocked = warnings.some((warning) => warning.blocksCreate);
   // While the base loads the upload's size is unknown; without it (failed) the full size is the bound.
-  const canCreate = files.count > 0 && readyIndex !== null && base.status !== 'loading' && !tooLarge;
+  const canCreate = files.count > 0 && readyIndex !== null && !reading && base.status !== 'loading' && !tooLarge && !blocked;
 
   const fix = (chosen: PackageFix) => {
     if (chosen.kind === 'add_tags') setTags(applyFix(tree, tags, chosen).tags);
-    else edit((target) => void applyFix(target, tags, chosen));
+    else
+      edit((target) => {
+        applyFix(target, tags, chosen);
+        if (chosen.kind === 'set_executable') chooseMode(target, chosen.path);
+      });
   };
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (!canCreate) return;
+    if (!canCreate || syncModes(tree, baseRoot, false)) return;
     const trimmed = title.trim();
     onClose({ tree, tags: sortTags(tags), title: trimmed === '' ? null : trimmed, basePackage: basePackage?.id ?? null });
   };
@@ -134,7 +150,7 @@ export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDA
             <h3 id={filesHeadingId} className="new_package_heading">
               {m.new_package_files_heading()}
             </h3>
-            <FilePickButtons edit={edit} />
+            <FilePickButtons state={treeState} />
           </div>
           <FileTreeEditor state={treeState} onDropFiles={dropFiles} hint={<p className="file_tree_hint">{m.new_package_drop_hint()}</p>} />
           {problem ? (

@@ -48,6 +48,11 @@ export type TreeState = {
   problem: string | null;
   /** Runs an edit of the tree; what it throws becomes `problem` (what it did before throwing stays). */
   edit(change: (tree: ArchiveTree) => void): void;
+  /**
+   * Something known about the tree's files changed (their heads were read) or the dialog adjusts
+   * them itself (file-modes.ts): render again, running `change` first; the last refusal stays shown.
+   */
+  refresh(change?: (tree: ArchiveTree) => void): void;
 };
 
 export function useTreeState(): TreeState {
@@ -64,5 +69,9 @@ export function useTreeState(): TreeState {
     }
     setRevision((value) => value + 1);
   }, []);
-  return { tree: treeRef.current, revision, problem, edit };
+  const refresh = useCallback((change?: (tree: ArchiveTree) => void) => {
+    change?.(treeRef.current!);
+    setRevision((value) => value + 1);
+  }, []);
+  return { tree: treeRef.current, revision, problem, edit, refresh };
 }

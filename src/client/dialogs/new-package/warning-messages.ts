@@ -1,4 +1,5 @@
 import type { PackageFix, PackageWarning } from '../../../shared/packages/checks.ts';
+import { programFormatName } from '../../../shared/packages/program-detect.ts';
 import { pluralForm } from '../../../shared/format/plural.ts';
 import { package_check_archive_entrypoint } from '../../paraglide/messages/package_check_archive_entrypoint.js';
 import { package_check_entrypoint_missing } from '../../paraglide/messages/package_check_entrypoint_missing.js';
@@ -10,6 +11,7 @@ import { package_check_fix_explode_root } from '../../paraglide/messages/package
 import { package_check_fix_set_entrypoint } from '../../paraglide/messages/package_check_fix_set_entrypoint.js';
 import { package_check_fix_set_executable } from '../../paraglide/messages/package_check_fix_set_executable.js';
 import { package_check_fix_unset_entrypoint } from '../../paraglide/messages/package_check_fix_unset_entrypoint.js';
+import { package_check_header_suggests_tag } from '../../paraglide/messages/package_check_header_suggests_tag.js';
 import { package_check_html_needs_web } from '../../paraglide/messages/package_check_html_needs_web.js';
 import { package_check_no_files } from '../../paraglide/messages/package_check_no_files.js';
 import { package_check_not_executable } from '../../paraglide/messages/package_check_not_executable.js';
@@ -30,6 +32,7 @@ const m = {
   package_check_fix_set_entrypoint,
   package_check_fix_set_executable,
   package_check_fix_unset_entrypoint,
+  package_check_header_suggests_tag,
   package_check_html_needs_web,
   package_check_no_files,
   package_check_not_executable,
@@ -65,6 +68,8 @@ export function warningText(warning: PackageWarning): string {
       return m.package_check_web_needs_page({ path });
     case 'extension_suggests_tag':
       return m.package_check_extension_suggests_tag({ path, extension, tags });
+    case 'header_suggests_tag':
+      return m.package_check_header_suggests_tag({ path, format: warning.format ? programFormatName(warning.format) : '?', tags });
     case 'not_executable':
       return m.package_check_not_executable({ path, linux: 'Linux', macos: 'macOS' });
   }

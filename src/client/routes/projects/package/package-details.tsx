@@ -7,12 +7,14 @@ import { package_page_size } from '../../../paraglide/messages/package_page_size
 import { package_page_size_pending } from '../../../paraglide/messages/package_page_size_pending.js';
 import { package_page_start_file } from '../../../paraglide/messages/package_page_start_file.js';
 import { package_page_start_file_none } from '../../../paraglide/messages/package_page_start_file_none.js';
+import { package_page_start_file_not_executable } from '../../../paraglide/messages/package_page_start_file_not_executable.js';
 import { package_page_status_errored } from '../../../paraglide/messages/package_page_status_errored.js';
 import { package_page_status_pending } from '../../../paraglide/messages/package_page_status_pending.js';
 import { ArchiveBrowser } from '../../../components/archive-browser.tsx';
 import { Size } from '../../../components/size.tsx';
 import { TagList } from '../../../components/tag-list.tsx';
 import { trpc } from '../../../lib/trpc.ts';
+import { startFileNeedsExecutable } from '../../../../shared/packages/checks.ts';
 import type { Package } from '../../../../shared/schemas/packages.ts';
 import { packageCloudPlayHref, packagePlayHref } from '../links.ts';
 import type { PackageVia } from './package-actions.tsx';
@@ -31,9 +33,27 @@ const m = {
   package_page_size_pending,
   package_page_start_file,
   package_page_start_file_none,
+  package_page_start_file_not_executable,
   package_page_status_errored,
   package_page_status_pending,
 };
+
+/** The start file, flagged when it lacks the executable bit it needs (it would not start). */
+function StartFile({ pkg }: { pkg: Package }) {
+  if (!pkg.entrypoint) return <>{m.package_page_start_file_none()}</>;
+  const name = pkg.entrypoint[pkg.entrypoint.length - 1] ?? '';
+  const cannotStart = pkg.entrypointExecutable === false && startFileNeedsExecutable(name, pkg.tags);
+  return (
+    <>
+      <code dir="ltr">{pkg.entrypoint.join('/')}</code>
+      {cannotStart ? (
+        <span className="badge badge_warning" data-testid="package-start-file-not-executable">
+          {m.package_page_start_file_not_executable()}
+        </span>
+      ) : null}
+    </>
+  );
+}
 
 /** Tags, total size and start file. */
 export function PackageFacts({ pkg }: { pkg: Package }) {
@@ -51,7 +71,9 @@ export function PackageFacts({ pkg }: { pkg: Package }) {
       </div>
       <div>
         <dt>{m.package_page_start_file()}</dt>
-        <dd data-testid="package-start-file">{pkg.entrypoint ? <code dir="ltr">{pkg.entrypoint.join('/')}</code> : m.package_page_start_file_none()}</dd>
+        <dd data-testid="package-start-file">
+          <StartFile pkg={pkg} />
+        </dd>
       </div>
     </dl>
   );

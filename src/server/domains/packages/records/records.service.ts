@@ -15,6 +15,7 @@ import { hashToken } from '../../../crypto/index.ts';
 import { loadProjectAccess, requireAction } from '../../projects/access.ts';
 import { readProjectQuotas } from '../../projects/project-quotas.ts';
 import { describePackage } from './describe-package.ts';
+import { startFileExecutable } from './start-file-mode.ts';
 import { getVisiblePackage, packageColumns, packageInPublicBranch, type PackageRow } from './package-rows.ts';
 import { enqueueChunkCollection } from '../blobs/chunk-gc.job.ts';
 import { newUploadToken } from '../uploads/upload-token.ts';
@@ -78,9 +79,11 @@ export async function listPackages(deps: Deps, actor: Actor, projectId: string):
   return (rows as PackageRow[]).map((row) => describePackage(row));
 }
 
+/** GET .../packages/{package}: the package with its start file's executable bit (start-file-mode.ts), which lists leave out. */
 export async function getPackage(deps: Deps, actor: Actor, projectId: string, packageId: string): Promise<Package> {
   const access = await loadProjectAccess(deps, actor, projectId);
-  return describePackage(await getVisiblePackage(deps.db, access, packageId));
+  const row = await getVisiblePackage(deps.db, access, packageId);
+  return { ...describePackage(row), entrypointExecutable: await startFileExecutable(deps, row) };
 }
 
 /** GET .../versions/{version}/packages: in the version's order, titled with the version's title by default. */
