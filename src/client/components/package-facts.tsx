@@ -1,3 +1,4 @@
+import { Fragment } from 'react';
 import { package_page_start_file_none } from '../paraglide/messages/package_page_start_file_none.js';
 import { packages_status_errored } from '../paraglide/messages/packages_status_errored.js';
 import { packages_status_processing } from '../paraglide/messages/packages_status_processing.js';
@@ -13,8 +14,28 @@ export function StartFile({ entrypoint, noneText }: { entrypoint: readonly strin
   if (!entrypoint || entrypoint.length === 0) return <span className="start_file_none">{noneText ?? m.package_page_start_file_none()}</span>;
   return (
     <bdi dir="ltr" className="start_file">
-      <code>{entrypoint.join('/')}</code>
+      <code>
+        <PathParts parts={entrypoint} />
+      </code>
     </bdi>
+  );
+}
+
+/** 'a/b/c' with a line-break opportunity after each slash, so a long path wraps between its folders. */
+export function PathParts({ parts }: { parts: readonly string[] }) {
+  return (
+    <>
+      {parts.map((part, index) => (
+        <Fragment key={index}>
+          {index > 0 ? (
+            <>
+              /<wbr />
+            </>
+          ) : null}
+          {part}
+        </Fragment>
+      ))}
+    </>
   );
 }
 

@@ -13,6 +13,7 @@ import { packages_in_no_version } from '../paraglide/messages/packages_in_no_ver
 import { packages_no_match } from '../paraglide/messages/packages_no_match.js';
 import { EmptyState, ErrorState, LoadingState } from '../components/states.tsx';
 import { PackageSearchField, usePackageSearch } from '../components/package-search.tsx';
+import { PathParts } from '../components/package-facts.tsx';
 import { TagList } from '../components/tag-list.tsx';
 import { useLanguage } from '../lib/i18n/index.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
@@ -69,7 +70,9 @@ function PackageDetails({ pkg }: { pkg: ProjectPackage }) {
           ? rich(m.add_existing_start_file({ path: slot('path') }), {
               path: (
                 <bdi dir="ltr" className="start_file">
-                  <code>{pkg.entrypoint.join('/')}</code>
+                  <code>
+                    <PathParts parts={pkg.entrypoint} />
+                  </code>
                 </bdi>
               ),
             })

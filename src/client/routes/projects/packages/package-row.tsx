@@ -36,41 +36,53 @@ export function PackageRow({ projectId, pkg, columns, onDelete }: { projectId: s
         <PackageStatusBadge status={pkg.status} />
       </td>
       <td data-label={columns.tags}>
-        <TagList tags={pkg.tags} />
+        <div className="packages_cell">
+          <TagList tags={pkg.tags} />
+        </div>
       </td>
       <td data-label={columns.versions}>
-        {orphan ? (
-          <span className="packages_no_version">{m.packages_in_no_version()}</span>
-        ) : (
-          <ul className="packages_versions">
-            {pkg.versions.map((version) => (
-              <li key={version.id}>
-                <Link href={versionHref(projectId, version.id)}>
-                  <bdi>{version.title}</bdi>
-                </Link>
-              </li>
-            ))}
-          </ul>
-        )}
+        <div className="packages_cell">
+          {orphan ? (
+            <span className="packages_no_version">{m.packages_in_no_version()}</span>
+          ) : (
+            <ul className="packages_versions">
+              {pkg.versions.map((version) => (
+                <li key={version.id}>
+                  <Link href={versionHref(projectId, version.id)}>
+                    <bdi>{version.title}</bdi>
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
       </td>
-      <td data-label={columns.size}>{pkg.size === null ? <span className="packages_muted">{m.package_page_size_pending()}</span> : <Size bytes={pkg.size} />}</td>
+      <td data-label={columns.size} className="packages_size">
+        <div className="packages_cell">{pkg.size === null ? <span className="packages_muted">{m.package_page_size_pending()}</span> : <Size bytes={pkg.size} />}</div>
+      </td>
       <td data-label={columns.date}>
-        <time dateTime={pkg.created}>{formatDate(pkg.created, language)}</time>
-        {deletion ? (
-          <span className="packages_deletion" data-deletion={deletion}>
-            {m.packages_deleted_on({ date: formatDate(deletion, language) })}
-          </span>
-        ) : null}
+        <div className="packages_cell">
+          <time dateTime={pkg.created}>{formatDate(pkg.created, language)}</time>
+          {deletion ? (
+            <span className="packages_deletion" data-deletion={deletion}>
+              {m.packages_deleted_on({ date: formatDate(deletion, language) })}
+            </span>
+          ) : null}
+        </div>
       </td>
       <td data-label={columns.start}>
-        <StartFile entrypoint={pkg.entrypoint} />
+        <div className="packages_cell">
+          <StartFile entrypoint={pkg.entrypoint} />
+        </div>
       </td>
       {onDelete ? (
         <td data-label={columns.actions} className="packages_actions">
           {orphan ? (
-            <button type="button" className="button button_quiet button_danger_text" aria-label={m.packages_delete_named({ title: pkg.title })} onClick={onDelete}>
-              {m.package_page_delete()}
-            </button>
+            <div className="packages_cell">
+              <button type="button" className="button button_quiet button_danger_text" aria-label={m.packages_delete_named({ title: pkg.title })} onClick={onDelete}>
+                {m.package_page_delete()}
+              </button>
+            </div>
           ) : null}
         </td>
       ) : null}
