@@ -41,6 +41,7 @@ export const configVariables = [
   ['IMAGE_WORKER_THREADS', '0', 'libvips threads per image in the image worker (0 = one per core; the worker runs at a lower priority than the server)'],
   ['IMAGE_WORKER_MEMORY_MB', '2048', 'memory cap of the image worker process, in MiB (a 20 MP photo peaks near 0.9 GB, a 40 MP one near 1.8 GB): past it the image being processed is refused and the worker restarted'],
   ['IMAGE_FINALIZE_WAIT_SECONDS', '90', 'longest an image finalize waits for its turn and processing before answering 503 timeout (the image stays queued: finalize again to keep waiting)'],
+  ['ORPHAN_PACKAGE_DAYS', '7', 'days a package in no version is kept after it was last touched (uploaded, renamed, retagged, or left a deleted version) before it is collected (0 = never)'],
   ['UPLOAD_PART_SIZE', '8388608', 'bytes per package upload part the server asks clients to send (1024..1073741824)'],
   ['PACK_SIZE', '33554432', 'bytes of package chunks stored together in one pack blob (65536..1073741824; fewer, larger blobs: fewer files to sync and S3 requests)'],
   ['UPLOAD_HOURS', '24', 'hours a package upload token stays valid (parts and finalize)'],
@@ -166,6 +167,7 @@ const environmentSchema = z.object({
   IMAGE_WORKER_MEMORY_MB: z.coerce.number().int().min(64).max(1024 * 1024).default(2048),
   // Below the server's idle timeout (120 s, serve.ts), which would cut the request without a reply.
   IMAGE_FINALIZE_WAIT_SECONDS: z.coerce.number().positive().max(110).default(90),
+  ORPHAN_PACKAGE_DAYS: z.coerce.number().min(0).max(36_500).default(7),
   UPLOAD_PART_SIZE: z.coerce.number().int().min(1024).max(1024 ** 3).default(8 * 1024 ** 2),
   PACK_SIZE: z.coerce.number().int().min(64 * 1024).max(1024 ** 3).default(32 * 1024 ** 2),
   UPLOAD_HOURS: z.coerce.number().positive().max(24 * 365).default(24),
@@ -260,6 +262,8 @@ export type Config = {
   quotas: { packageSize: number; branchVersionsCount: number; branchVersionsTime: number; branchVersionsNonCurrentTime: number };
   /** Package uploads: the part size clients are told to use and how long an upload token lives. */
   uploads: { partSize: number; tokenHours: number };
+  /** How long a package in no version is kept after its last touch, in milliseconds (0 = forever). */
+  orphanPackages: { graceMs: number };
   /** Package chunks in storage: the size a pack blob is filled to (packages/blobs/pack-writer.ts). */
   packs: { size: number };
   /**
@@ -375,6 +379,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       branchVersionsNonCurrentTime: Math.round(values.QUOTA_BRANCH_VERSIONS_NON_CURRENT_DAYS * 86_400),
     },
     uploads: { partSize: values.UPLOAD_PART_SIZE, tokenHours: values.UPLOAD_HOURS },
+    orphanPackages: { graceMs: Math.round(values.ORPHAN_PACKAGE_DAYS * 86_400_000) },
     packs: { size: values.PACK_SIZE },
     contentImages: {
       maxPerProject: values.QUOTA_CONTENT_IMAGES,

@@ -7,6 +7,7 @@ import { deployJob } from './domains/deploys/deploy.job.ts';
 import { chunkCollectionJob } from './domains/packages/blobs/chunk-gc.job.ts';
 import { storageSweepJob } from './domains/packages/blobs/storage-sweep.job.ts';
 import { packagePrepareJob } from './domains/packages/downloads/package-prepare.job.ts';
+import { orphanPackagesCollectJob } from './domains/packages/records/orphan-collect.job.ts';
 import { resolveJob } from './domains/packages/uploads/resolve.job.ts';
 import { retentionJob, retentionSweepJob } from './domains/projects/retention.job.ts';
 import type { RunnableJob } from './jobs/define-job.ts';
@@ -30,4 +31,5 @@ export const serverJobs: readonly RunnableJob[] = [
   deployJob,
   contentImagesCollectJob,
   optimizeContentImagesJob,
+  orphanPackagesCollectJob,
 ];

@@ -5,6 +5,7 @@ import { formatSize } from '../../src/shared/format/size.ts';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 import type { TestUser } from '../support/accounts.ts';
 import { uploadPackage } from '../support/packages.ts';
+import { openPublishDialog } from './support/uploads.ts';
 import { eq } from 'drizzle-orm';
 import { cloudSessions } from '../../src/server/db/schema/index.ts';
 import { addMachineRecord } from '../../src/server/domains/cloud-play/machines.service.ts';
@@ -13,7 +14,7 @@ import { grantPrivilege, makePublic, makeTeam, type Team } from '../support/proj
 import { en, message, openDialog, rtlLanguage, startE2E, visit, waitForScreen, watchConsole, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
 
-/** Spec §2 packages/{package} (three routes), the version's packages list and the store's packages. */
+/** Spec §2 packages/{package} (three routes), the version's packages list, the store's packages, and the project's packages screen and add-existing dialog (issue 29). */
 let e2e: E2E;
 let team: Team;
 let webPackage: Package;
@@ -118,7 +119,7 @@ test('the version page lists its packages; the project route has the project as 
   const extra = await uploadPackage(e2e.server, team.developer, team.project.id, { 'a.txt': 'a' }, { title: 'Loose package' });
   await openPackage(page, extra);
   const crumbs = await page.locator('nav.breadcrumb li').allTextContents();
-  expect(crumbs.slice(-2)).toEqual([team.project.title, 'Loose package']);
+  expect(crumbs.slice(-3)).toEqual([team.project.title, en('packages_crumb'), 'Loose package']);
   const sidebar = page.locator('aside nav', { hasText: en('package_page_sidebar') });
   await sidebar.locator('a', { hasText: 'Web build' }).waitFor();
   expect(await sidebar.locator('a').count()).toBe(3);
@@ -367,3 +368,80 @@ test('Arabic: the package page is right-to-left and translated', async () => {
   expect(await page.locator('main').textContent()).toContain(message(rtlLanguage, 'package_page_local_unavailable'));
   await context.close();
 });
+
+/** How far the page scrolls sideways (0 when it fits). */
+const sideways = (page: Page) => page.evaluate(() => document.scrollingElement!.scrollWidth - window.innerWidth);
+
+test('the packages screen (issue 29): reached from the overview, searchable, an orphan deleted after confirming; cards at 375 px, dark, Arabic, axe clean', async () => {
+  const scratch = await uploadPackage(e2e.server, team.developer, team.project.id, { 'scratch/start.sh': 'echo scratch' }, { tags: ['os:linux'], entrypoint: ['scratch', 'start.sh'], title: 'Scratch build' });
+  const { page, context } = await e2e.openSignedIn({ user: team.admin });
+  const problems = watchConsole(page);
+  await visit(page, `/projects/${team.project.id}`, 'page_project_overview');
+  await page.getByRole('link', { name: en('packages_crumb'), exact: true }).click();
+  await waitForScreen(page, 'page_packages');
+  const table = page.getByRole('table', { name: en('packages_crumb') });
+  const row = (pkg: Package) => table.locator(`tr[data-package-id="${pkg.id}"]`);
+  await row(scratch).waitFor();
+  // Newest first; the versions as links; the start file as a path.
+  const ids = await table.locator('tbody tr').evaluateAll((rows) => rows.map((tr) => tr.getAttribute('data-package-id')));
+  expect(ids[0]).toBe(scratch.id);
+  expect(ids.indexOf(linuxPackage.id)).toBeLessThan(ids.indexOf(webPackage.id));
+  await row(linuxPackage).getByRole('link', { name: '1.0.0', exact: true }).waitFor();
+  expect(await row(linuxPackage).locator('.start_file').textContent()).toBe('bin/run.sh');
+  expect(await row(scratch).textContent()).toContain(en('packages_in_no_version'));
+  expect(await row(linuxPackage).getByRole('button').count()).toBe(0);
+
+  const search = page.getByRole('searchbox', { name: en('packages_search_label'), exact: true });
+  await search.fill('scratch/start');
+  await page.waitForFunction(() => document.querySelectorAll('.packages_table tbody tr').length === 1);
+  await search.press('Escape');
+  expect(await search.inputValue()).toBe('');
+  await page.waitForFunction(() => document.querySelectorAll('.packages_table tbody tr').length > 1);
+
+  await row(scratch).getByRole('button', { name: en('packages_delete_named', { title: 'Scratch build' }), exact: true }).click();
+  const confirm = page.getByRole('alertdialog', { name: en('package_page_delete_title'), exact: true });
+  await confirm.getByRole('button', { name: en('package_page_delete'), exact: true }).click();
+  await row(scratch).waitFor({ state: 'detached' });
+  expect((await e2e.server.fetch(`${base()}/packages/${scratch.id}`, { token: team.admin.token })).status).toBe(404);
+  expect(problems.filter((line) => !/favicon/.test(line))).toEqual([]);
+  await context.close();
+
+  // A phone, dark, Arabic: each package is a card with labelled cells; nothing scrolls sideways; axe clean.
+  const phone = await e2e.openSignedIn({ user: team.admin, viewport: { width: 375, height: 812 }, colorScheme: 'dark', storage: { theme: 'dark', lang: rtlLanguage } });
+  await visit(phone.page, `/projects/${team.project.id}/packages`, 'page_packages');
+  const card = phone.page.locator(`.packages_table tr[data-package-id="${linuxPackage.id}"]`);
+  await card.waitFor();
+  expect(await phone.page.evaluate(() => document.documentElement.dir)).toBe('rtl');
+  expect(await card.evaluate((tr) => getComputedStyle(tr).display)).toBe('block');
+  const label = await card.locator('td').nth(2).evaluate((td) => getComputedStyle(td, '::before').content);
+  expect(label).toBe(JSON.stringify(message(rtlLanguage, 'packages_col_versions')));
+  expect(await sideways(phone.page)).toBeLessThanOrEqual(0);
+  const violations = await seriousAccessibilityViolations(phone.page);
+  if (violations.length > 0) throw new Error(formatViolations(violations, 'packages screen (375 px, dark, ar)'));
+  await phone.context.close();
+}, 90_000);
+
+test('add existing packages (issue 29): rows tell same-named packages apart; Escape in the search clears it and keeps the dialog', async () => {
+  const twin = await uploadPackage(e2e.server, team.developer, team.project.id, { 'bin/run.sh': '#!/bin/sh\necho twin\n' }, { tags: ['os:linux', 'arch:x86'], entrypoint: ['bin', 'run.sh'], title: 'Linux build' });
+  const { page, context } = await e2e.openSignedIn({ user: team.developer });
+  const versionDialog = await openPublishDialog(page, team.project.id, branch.id);
+  await versionDialog.getByRole('button', { name: en('add_existing_button'), exact: true }).click();
+  const dialog = page.locator('dialog[open]', { has: page.getByRole('listbox', { name: en('add_existing_title'), exact: true }) });
+  const option = (pkg: Package) => dialog.locator(`[role="option"][data-package-id="${pkg.id}"]`);
+  await option(twin).waitFor();
+  expect(await option(twin).locator('[data-fact="versions"]').textContent()).toBe(en('packages_in_no_version'));
+  expect(await option(linuxPackage).locator('[data-fact="versions"]').textContent()).toBe(en('add_existing_in_versions', { versions: '1.0.0' }));
+  const search = dialog.getByRole('searchbox', { name: en('packages_search_label'), exact: true });
+  await search.fill('1.0.0');
+  await option(twin).waitFor({ state: 'detached' });
+  await search.press('Escape');
+  expect(await search.inputValue()).toBe('');
+  await option(twin).waitFor();
+  expect(await dialog.isVisible()).toBe(true);
+  const violations = await seriousAccessibilityViolations(page);
+  if (violations.length > 0) throw new Error(formatViolations(violations, 'add existing packages dialog'));
+  // A second Escape (search empty) cancels the dialog as before.
+  await search.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  await context.close();
+}, 60_000);

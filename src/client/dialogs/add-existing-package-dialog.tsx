@@ -1,29 +1,106 @@
-import { useId, useState, type MouseEvent } from 'react';
+import { useId, useMemo, useState, type MouseEvent } from 'react';
 import { add_existing_add } from '../paraglide/messages/add_existing_add.js';
 import { add_existing_empty } from '../paraglide/messages/add_existing_empty.js';
 import { add_existing_hint } from '../paraglide/messages/add_existing_hint.js';
+import { add_existing_in_versions } from '../paraglide/messages/add_existing_in_versions.js';
+import { add_existing_no_start_file } from '../paraglide/messages/add_existing_no_start_file.js';
 import { add_existing_none_selected } from '../paraglide/messages/add_existing_none_selected.js';
+import { add_existing_start_file } from '../paraglide/messages/add_existing_start_file.js';
 import { add_existing_title } from '../paraglide/messages/add_existing_title.js';
+import { add_existing_uploaded } from '../paraglide/messages/add_existing_uploaded.js';
 import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
+import { packages_in_no_version } from '../paraglide/messages/packages_in_no_version.js';
+import { packages_no_match } from '../paraglide/messages/packages_no_match.js';
 import { EmptyState, ErrorState, LoadingState } from '../components/states.tsx';
+import { PackageSearchField, usePackageSearch } from '../components/package-search.tsx';
+import { PathParts } from '../components/package-facts.tsx';
+import { TagList } from '../components/tag-list.tsx';
+import { useLanguage } from '../lib/i18n/index.ts';
+import { rich, slot } from '../lib/i18n/rich.tsx';
 import { trpc } from '../lib/trpc.ts';
 import { Size } from '../components/size.tsx';
-import type { Package } from '../../shared/schemas/packages.ts';
+import { formatDate } from '../../shared/format/date.ts';
+import type { Package, ProjectPackage } from '../../shared/schemas/packages.ts';
 import { Modal } from './modal.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { add_existing_add, add_existing_empty, add_existing_hint, add_existing_none_selected, add_existing_title, dialog_cancel };
+const m = {
+  add_existing_add,
+  add_existing_empty,
+  add_existing_hint,
+  add_existing_in_versions,
+  add_existing_no_start_file,
+  add_existing_none_selected,
+  add_existing_start_file,
+  add_existing_title,
+  add_existing_uploaded,
+  dialog_cancel,
+  packages_in_no_version,
+  packages_no_match,
+};
+
+/** How many version names a row shows before an ellipsis (a package pushed every day is in many). */
+const shownVersions = 3;
+
+function versionNames(pkg: ProjectPackage, language: string): string {
+  const names = pkg.versions.slice(0, shownVersions).map((version) => version.title);
+  let list: string;
+  try {
+    list = new Intl.ListFormat(language, { type: 'unit', style: 'short' }).format(names);
+  } catch {
+    list = names.join(', ');
+  }
+  return pkg.versions.length > shownVersions ? `${list}…` : list;
+}
+
+/** What tells packages with the same name apart: the versions it is in, when it was uploaded, its start file. */
+function PackageDetails({ pkg }: { pkg: ProjectPackage }) {
+  const { language } = useLanguage();
+  return (
+    <span className="add_existing_details">
+      <span data-fact="versions">
+        {pkg.versions.length === 0 ? m.packages_in_no_version() : rich(m.add_existing_in_versions({ versions: slot('versions') }), { versions: <bdi>{versionNames(pkg, language)}</bdi> })}
+      </span>
+      <span data-fact="uploaded">
+        {rich(m.add_existing_uploaded({ date: slot('date') }), { date: <time dateTime={pkg.created}>{formatDate(pkg.created, language)}</time> })}
+      </span>
+      <span data-fact="start-file">
+        {pkg.entrypoint && pkg.entrypoint.length > 0
+          ? rich(m.add_existing_start_file({ path: slot('path') }), {
+              path: (
+                <bdi dir="ltr" className="start_file">
+                  <code>
+                    <PathParts parts={pkg.entrypoint} />
+                  </code>
+                </bdi>
+              ),
+            })
+          : m.add_existing_no_start_file()}
+      </span>
+    </span>
+  );
+}
 
 /**
- * The project's ready packages (spec §5 add-existing): click selects one, Ctrl/Cmd-click toggles
- * several; Add is disabled with nothing selected. Resolves with the chosen packages (null: cancelled).
+ * The project's ready packages (spec §5 add-existing), newest first, each with the versions it is in,
+ * its upload date and start file, searchable (title, tag, start file, version): click selects one,
+ * Ctrl/Cmd-click toggles several; Add takes the selected ones the search shows and is disabled with
+ * none. Resolves with the chosen packages (null: cancelled).
  */
 export function AddExistingPackageDialog(props: { projectId: string; exclude: readonly string[]; onClose: (packages: Package[] | null) => void }) {
   const hintId = useId();
   const list = trpc.packages.list.useQuery({ project: props.projectId });
   const [selected, setSelected] = useState<string[]>([]);
-  const ready = (list.data ?? []).filter((item) => item.status === 'ready' && !props.exclude.includes(item.id));
+  const ready = useMemo(
+    () =>
+      (list.data ?? [])
+        .filter((item) => item.status === 'ready' && !props.exclude.includes(item.id))
+        .sort((a, b) => Date.parse(b.created) - Date.parse(a.created)),
+    [list.data, props.exclude],
+  );
+  const { query, setQuery, visible } = usePackageSearch(ready);
+  const chosen = visible.filter((item) => selected.includes(item.id));
 
   const pick = (event: MouseEvent, id: string) => {
     if (event.ctrlKey || event.metaKey) setSelected((current) => (current.includes(id) ? current.filter((item) => item !== id) : [...current, id]));
@@ -40,30 +117,41 @@ export function AddExistingPackageDialog(props: { projectId: string; exclude: re
       ) : null}
       {ready.length > 0 ? (
         <>
+          <PackageSearchField value={query} onChange={setQuery} className="add_existing_search" />
           <p id={hintId} className="field_hint">
             {m.add_existing_hint()}
           </p>
-          <ul className="item_list add_existing_list" role="listbox" aria-multiselectable="true" aria-describedby={hintId} aria-label={m.add_existing_title()}>
-            {ready.map((item) => (
-              <li
-                key={item.id}
-                className="item add_existing_item"
-                role="option"
-                tabIndex={0}
-                aria-selected={selected.includes(item.id)}
-                onClick={(event) => pick(event, item.id)}
-                onKeyDown={(event) => {
-                  if (event.key !== ' ' && event.key !== 'Enter') return;
-                  event.preventDefault();
-                  setSelected((current) => (current.includes(item.id) ? current.filter((id) => id !== item.id) : [...current, item.id]));
-                }}
-              >
-                <bdi className="add_existing_name">{item.title}</bdi>
-                <span className="add_existing_tags">{item.tags.join(' ')}</span>
-                {item.size !== null ? <Size bytes={item.size} className="add_existing_size" /> : null}
-              </li>
-            ))}
-          </ul>
+          {visible.length === 0 ? (
+            <EmptyState icon="packages" compact>
+              {m.packages_no_match({ query: query.trim() })}
+            </EmptyState>
+          ) : (
+            <ul className="item_list add_existing_list" role="listbox" aria-multiselectable="true" aria-describedby={hintId} aria-label={m.add_existing_title()}>
+              {visible.map((item) => (
+                <li
+                  key={item.id}
+                  className="item add_existing_item"
+                  role="option"
+                  tabIndex={0}
+                  data-package-id={item.id}
+                  aria-selected={selected.includes(item.id)}
+                  onClick={(event) => pick(event, item.id)}
+                  onKeyDown={(event) => {
+                    if (event.key !== ' ' && event.key !== 'Enter') return;
+                    event.preventDefault();
+                    setSelected((current) => (current.includes(item.id) ? current.filter((id) => id !== item.id) : [...current, item.id]));
+                  }}
+                >
+                  <span className="add_existing_main">
+                    <bdi className="add_existing_name">{item.title}</bdi>
+                    <TagList tags={item.tags} />
+                    {item.size !== null ? <Size bytes={item.size} className="add_existing_size" /> : null}
+                  </span>
+                  <PackageDetails pkg={item} />
+                </li>
+              ))}
+            </ul>
+          )}
         </>
       ) : null}
       <div className="dialog_actions">
@@ -73,11 +161,11 @@ export function AddExistingPackageDialog(props: { projectId: string; exclude: re
         <button
           type="button"
           className="button button_primary"
-          disabled={selected.length === 0}
-          title={selected.length === 0 ? m.add_existing_none_selected() : undefined}
-          onClick={() => props.onClose(ready.filter((item) => selected.includes(item.id)))}
+          disabled={chosen.length === 0}
+          title={chosen.length === 0 ? m.add_existing_none_selected() : undefined}
+          onClick={() => props.onClose(chosen)}
         >
-          {selected.length === 0 ? m.add_existing_none_selected() : m.add_existing_add()}
+          {chosen.length === 0 ? m.add_existing_none_selected() : m.add_existing_add()}
         </button>
       </div>
     </Modal>

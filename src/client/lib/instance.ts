@@ -3,7 +3,7 @@ import { appName as defaultAppName, signInProviders, type SignInProviderInfo } f
 import { trpc } from './trpc.ts';
 
 // No sign-in provider until the instance says which ones it configured (none is offered by default).
-const fallback: InstanceInfo = { appName: defaultAppName, socialLinks: [], version: '', reportEmail: null, signInProviders: [], linkProviders: [] };
+const fallback: InstanceInfo = { appName: defaultAppName, socialLinks: [], version: '', reportEmail: null, signInProviders: [], linkProviders: [], orphanPackageDays: 0 };
 
 /** The instance's name and footer links (APP_NAME, SOCIAL_LINKS, REPORT_EMAIL on the server); fetched once. */
 export function useInstance(): InstanceInfo {

@@ -25,6 +25,7 @@ const StoreIndexPage = lazy(() => import('./store/store-index-page.tsx'));
 const StoreProjectPage = lazy(() => import('./store/store-project-page.tsx'));
 const InvitePage = lazy(() => import('./invite/invite-page.tsx'));
 const PackagePage = lazy(() => import('./projects/package/package-page.tsx'));
+const PackagesPage = lazy(() => import('./projects/packages/packages-page.tsx'));
 const PackagePlayPage = lazy(() => import('./projects/package/package-play-page.tsx'));
 const PackageCloudPlayPage = lazy(() => import('./projects/package/package-cloud-play-page.tsx'));
 const StorePlayPage = lazy(() => import('./store/store-play-page.tsx'));
@@ -46,6 +47,11 @@ const packageRoutes: Route<RouteView> = {
       ],
     },
   ],
+};
+/** projects/{project}/packages: the project's packages screen, then each package's routes. */
+const projectPackageRoutes: Route<RouteView> = {
+  segment: 'packages',
+  children: [{ segment: '', view: { component: PackagesPage } }, ...packageRoutes.children!],
 };
 export const RequiredSignInPage = lazy(() => import('./sign-in/required-sign-in-page.tsx'));
 export const NotFoundPage = lazy(() => import('./not-found/not-found-page.tsx'));
@@ -96,7 +102,7 @@ export const routes: Route<RouteView>[] = [
             ],
           },
           { segment: 'versions', children: [{ segment: ':version', children: [{ segment: '', view: { component: VersionPage } }, packageRoutes] }] },
-          packageRoutes,
+          projectPackageRoutes,
         ],
       },
     ],

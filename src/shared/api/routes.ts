@@ -4,7 +4,7 @@ import type { branchSchema, createBranchInput, patchBranchInput } from '../schem
 import type { instanceInfoSchema } from '../schemas/instance.ts';
 import type { jobStateSchema, jobStreamQuery, jobTokensInput, startedJobSchema } from '../schemas/jobs.ts';
 import type { downloadQuery, downloadUrlSchema, packageSpaceSchema } from '../schemas/package-downloads.ts';
-import type { createdPackageSchema, createPackageInput, finalizePackageInput, packageSchema, partDescriptorSchema, partQuerySchema, patchPackageInput } from '../schemas/packages.ts';
+import type { createdPackageSchema, createPackageInput, finalizePackageInput, packageSchema, partDescriptorSchema, partQuerySchema, patchPackageInput, projectPackageSchema } from '../schemas/packages.ts';
 import type {
   createdInviteSchema,
   createInviteInput,
@@ -140,7 +140,7 @@ export const routes = {
     packages: get(`${project}/versions/:version/packages`).reply<ListOf<typeof packageSchema>>(),
   },
   packages: {
-    list: get(`${project}/packages`).reply<ListOf<typeof packageSchema>>(),
+    list: get(`${project}/packages`).reply<ListOf<typeof projectPackageSchema>>(),
     create: post(`${project}/packages`).body<typeof createPackageInput>().reply<typeof createdPackageSchema>(),
     get: get(pkg).reply<typeof packageSchema>(),
     patch: patch(pkg).body<typeof patchPackageInput>().reply<typeof packageSchema>(),

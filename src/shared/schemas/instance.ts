@@ -12,5 +12,7 @@ export const instanceInfoSchema = z.object({
   signInProviders: z.array(signInProviderSchema),
   /** Every provider configured on this instance, offered for linking to a signed-in account (itch.io only links). */
   linkProviders: z.array(signInProviderSchema),
+  /** ORPHAN_PACKAGE_DAYS: a package in no version is deleted this many days after its last touch (0: never). */
+  orphanPackageDays: z.number().min(0),
 });
 export type InstanceInfo = z.infer<typeof instanceInfoSchema>;

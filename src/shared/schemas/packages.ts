@@ -72,6 +72,8 @@ export const finalizePackageInput = z.object({
  * its distinct chunks as stored, indexHash the hex SHA-256 of its index (the base hash a patch names).
  * entrypointExecutable, only in GET .../packages/{package}: whether the start file carries the
  * executable bit (null: no start file, not a file of the package, or not ready yet).
+ * updated is when it was last touched (finalized, renamed, retagged, or left a deleted version): a
+ * package in no version is collected ORPHAN_PACKAGE_DAYS after it.
  */
 export const packageSchema = z.object({
   id: z.string(),
@@ -80,6 +82,7 @@ export const packageSchema = z.object({
   entrypoint: z.array(z.string()).nullable(),
   size: z.number().nullable(),
   created: z.string(),
+  updated: z.string(),
   status: z.enum(packageStatusNames),
   basePackage: z.string().nullable(),
   storedSize: z.number().nullable(),
@@ -87,6 +90,17 @@ export const packageSchema = z.object({
   entrypointExecutable: z.boolean().nullable().optional(),
 });
 export type Package = z.infer<typeof packageSchema>;
+
+/** A version a package is in, as the project's package list names it. */
+export const packageVersionRefSchema = z.object({ id: z.string(), title: z.string() });
+export type PackageVersionRef = z.infer<typeof packageVersionRefSchema>;
+
+/**
+ * GET .../packages: each package with the versions it is in (those the caller may see, newest first);
+ * an empty list means it is in none (it may be deleted, and is collected after ORPHAN_PACKAGE_DAYS).
+ */
+export const projectPackageSchema = packageSchema.extend({ versions: z.array(packageVersionRefSchema) });
+export type ProjectPackage = z.infer<typeof projectPackageSchema>;
 
 /** POST .../resolve: the job to follow (GET /api/jobs?token=...); its output is { package: id }. */
 export const resolveJobSchema = z.object({ job: z.string(), token: z.string() });

@@ -48,6 +48,8 @@ export function useVisualPass(): VisualPass {
       { 'bin/run.sh': '#!/bin/sh\necho run\n', 'data/level1.txt': 'x'.repeat(5000), 'README.txt': 'Read me' },
       { tags: ['os:linux', 'arch:x86'], entrypoint: ['bin', 'run.sh'], title: 'Linux build', executables: ['bin/run.sh'] },
     );
+    // One in no version: the packages screen shows its Delete and when it is collected.
+    await uploadPackage(e2e.server, team.owner, team.project.id, { 'tools/editor.exe': 'MZ' }, { tags: ['os:windows', 'arch:x86', 'bits:64'], entrypoint: ['tools', 'editor.exe'] });
     state.branch = await api('POST', `${base(team)}/branches`, team.owner, { title: 'main' });
     await api('POST', `${base(team)}/branches`, team.owner, { title: 'beta-with-a-rather-long-branch-name' });
     state.version = await api('POST', `${base(team)}/versions`, team.owner, {
@@ -72,6 +74,7 @@ const screens: Screen[] = [
   { name: 'branch', path: (s) => `/projects/${s.team.project.id}/branches/${s.branch.id}`, pageClass: 'page_branch', signedIn: true },
   { name: 'version', path: (s) => `/projects/${s.team.project.id}/branches/${s.branch.id}/versions/${s.version.id}`, pageClass: 'page_version', signedIn: true },
   { name: 'package', path: (s) => `/projects/${s.team.project.id}/branches/${s.branch.id}/versions/${s.version.id}/packages/${s.linuxPackage.id}`, pageClass: 'page_package', signedIn: true },
+  { name: 'packages', path: (s) => `/projects/${s.team.project.id}/packages`, pageClass: 'page_packages', signedIn: true },
   { name: 'manage', path: (s) => `/projects/${s.team.project.id}/manage`, pageClass: 'page_manage', signedIn: true },
   { name: 'me', path: () => '/me', pageClass: 'page_me', signedIn: true },
   { name: 'docs', path: () => '/docs/{lang}/', pageClass: 'page_docs', signedIn: true },

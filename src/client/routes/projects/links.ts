@@ -4,6 +4,8 @@ const segment = encodeURIComponent;
 export const projectsHref = '/projects';
 export const projectHref = (project: string) => `/projects/${segment(project)}`;
 export const manageHref = (project: string) => `${projectHref(project)}/manage`;
+/** The project's packages screen: every package, the versions each is in. */
+export const packagesHref = (project: string) => `${projectHref(project)}/packages`;
 export const branchHref = (project: string, branch: string) => `${projectHref(project)}/branches/${segment(branch)}`;
 /** A version page, reached from a branch (keeps the branch in the trail) or from the project. */
 export const versionHref = (project: string, version: string, branch?: string) =>

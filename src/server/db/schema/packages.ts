@@ -44,6 +44,11 @@ export const packages = pgTable(
     finalizedParts: jsonb('finalized_parts').$type<{ part: number; hash: string; size: number }[]>(),
     createdAt: time('created_at').notNull().defaultNow(),
     finalizedAt: time('finalized_at'),
+    /**
+     * The last time anyone touched the package: created, finalized or resolved, renamed or retagged, or
+     * left a version (deleted with it). The orphan collector counts ORPHAN_PACKAGE_DAYS from it.
+     */
+    touchedAt: time('touched_at').notNull().defaultNow(),
   },
   (table) => [
     index('packages_project_created').on(table.projectId, table.createdAt),

@@ -4,6 +4,7 @@ import type { Quotas } from '../../../shared/schemas/projects.ts';
 import { branches, branchVersions, projects, versions } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { readProjectQuotas } from './project-quotas.ts';
+import { touchPackagesOfVersions } from '../packages/records/package-touch.ts';
 
 /**
  * Branch retention (spec §3; README "Retention"). Times are seconds, counts are versions.
@@ -121,9 +122,12 @@ export async function applyRetention(deps: Pick<Deps, 'db' | 'config'>, projectI
     const orphaned = [...new Set(publishes.map((publish) => publish.versionId))].filter((versionId) => !stillPublished.has(versionId)).sort();
 
     await deleteInSlices([...removedPublishes], (slice) => tx.delete(branchVersions).where(inArray(branchVersions.id, slice)));
-    // SEAM (issue 6): the packages of the removed versions are released here (version_packages rows go
-    // with the versions by cascade; packages no other version references, and their chunks, are freed).
-    await deleteInSlices(orphaned, (slice) => tx.delete(versions).where(and(eq(versions.projectId, projectId), inArray(versions.id, slice))));
+    // The versions' version_packages rows go with them by cascade; a package no other version lists is
+    // left to the orphan collector (packages/records/orphan-collect.service.ts), ORPHAN_PACKAGE_DAYS from now.
+    await deleteInSlices(orphaned, async (slice) => {
+      await touchPackagesOfVersions(tx, slice);
+      await tx.delete(versions).where(and(eq(versions.projectId, projectId), inArray(versions.id, slice)));
+    });
     return { branchVersionsRemoved: removedPublishes.size, versionsRemoved: orphaned };
   });
 }

@@ -14,6 +14,7 @@ import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../auth/actor.ts';
 import { loadProjectAccess, requireAction, type ProjectAccess } from './access.ts';
+import { touchPackagesOfVersions } from '../packages/records/package-touch.ts';
 import { enqueueRetention } from './retention.job.ts';
 
 type VersionRow = { id: string; title: string; description: string; createdAt: Date };
@@ -151,6 +152,7 @@ export async function deleteVersion(deps: Deps, actor: Actor, projectId: string,
         branches: current.map((item) => ({ id: item.branchId, title: item.branchTitle })),
       });
     }
+    await touchPackagesOfVersions(tx, [versionId]);
     await tx.delete(versions).where(eq(versions.id, versionId));
   });
 }

@@ -5,9 +5,10 @@ import { project_overview_role } from '../../../paraglide/messages/project_overv
 import { project_overview_settings } from '../../../paraglide/messages/project_overview_settings.js';
 import { project_overview_store_link } from '../../../paraglide/messages/project_overview_store_link.js';
 import { project_overview_visibility } from '../../../paraglide/messages/project_overview_visibility.js';
+import { packages_crumb } from '../../../paraglide/messages/packages_crumb.js';
 import type { Project } from '../../../../shared/schemas/projects.ts';
 import type { ViewProps } from '../../routes.ts';
-import { manageHref, storeHref } from '../links.ts';
+import { manageHref, packagesHref, storeHref } from '../links.ts';
 import { ProjectFrame, projectCrumbs } from '../project-frame.tsx';
 import { roleLabel } from '../role-label.ts';
 import { ProjectsSidebar } from '../sidebars.tsx';
@@ -17,9 +18,9 @@ import { MediaSection } from './media-section.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { project_overview_private, project_overview_public, project_overview_role, project_overview_settings, project_overview_store_link, project_overview_visibility };
+const m = { packages_crumb, project_overview_private, project_overview_public, project_overview_role, project_overview_settings, project_overview_store_link, project_overview_visibility };
 
-/** Spec §2 'projects/{project}': description, store link, branches, settings link; the store page's cover and screenshots (issue 19). */
+/** Spec §2 'projects/{project}': description, store link, packages and settings links, branches; the store page's cover and screenshots (issue 19). */
 export default function ProjectOverviewPage({ params }: ViewProps) {
   const projectId = params.project ?? '';
   return (
@@ -53,6 +54,9 @@ function Overview({ project }: { project: Project }) {
               {m.project_overview_store_link()}
             </Link>
           ) : null}
+          <Link href={packagesHref(project.id)} className="button">
+            {m.packages_crumb()}
+          </Link>
           {isMember(project) ? (
             <Link href={manageHref(project.id)} className="button">
               {m.project_overview_settings()}

@@ -3,9 +3,14 @@ import { toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Package } from '../../../../shared/schemas/packages.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';
-import { branchHref, packageHref, versionHref } from '../links.ts';
+import { packages_crumb } from '../../../paraglide/messages/packages_crumb.js';
+import { branchHref, packageHref, packagesHref, versionHref } from '../links.ts';
 import { projectCrumbs } from '../project-frame.tsx';
 import type { PackageVia } from './package-actions.tsx';
+
+// Messages are imported one module each: importing `m` from paraglide/messages.js would put every
+// message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
+const m = { packages_crumb };
 
 export type PackageRoute = {
   projectId: string;
@@ -42,10 +47,11 @@ export function usePackageRoute(params: Record<string, string>): PackageRoute {
   return { projectId, packageId, via, pkg, query, branchTitle: branch?.title, versionTitle: version.data?.title, notFound };
 }
 
-/** Home › Projects › {project} [› {branch}] [› {version}] › {package} [› extra]. */
+/** Home › Projects › {project} [› {branch}] [› {version}] (or › Packages) › {package} [› extra]. */
 export function packageCrumbs(project: Project, route: PackageRoute, extra?: Crumb): Crumb[] {
   const crumbs = projectCrumbs(project);
   const { via } = route;
+  if (!via.branch && !via.version) crumbs.push({ label: m.packages_crumb(), href: packagesHref(project.id) });
   if (via.branch && route.branchTitle) crumbs.push({ label: route.branchTitle, href: branchHref(project.id, via.branch) });
   if (via.version && route.versionTitle) crumbs.push({ label: route.versionTitle, href: versionHref(project.id, via.version, via.branch) });
   if (route.pkg) crumbs.push({ label: route.pkg.title, href: extra ? packageHref(project.id, route.packageId, via) : undefined });

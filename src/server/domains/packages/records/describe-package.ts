@@ -16,6 +16,7 @@ export function describePackage(row: PackageRow): Package {
     entrypoint: row.entrypoint,
     size: row.totalSize,
     created: row.createdAt.toISOString(),
+    updated: row.touchedAt.toISOString(),
     status: row.status,
     basePackage: row.basePackageId,
     storedSize: row.storedSize,

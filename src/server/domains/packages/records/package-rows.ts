@@ -24,6 +24,7 @@ export const packageColumns = {
   finalizedParts: packages.finalizedParts,
   createdAt: packages.createdAt,
   finalizedAt: packages.finalizedAt,
+  touchedAt: packages.touchedAt,
 };
 
 export type PackageRow = {
@@ -45,6 +46,7 @@ export type PackageRow = {
   finalizedParts: { part: number; hash: string; size: number }[] | null;
   createdAt: Date;
   finalizedAt: Date | null;
+  touchedAt: Date;
 };
 
 /**

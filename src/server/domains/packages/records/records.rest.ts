@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
-import { createdPackageSchema, createPackageInput, packageIdSchema, packageSchema, patchPackageInput } from '../../../../shared/schemas/packages.ts';
+import { createdPackageSchema, createPackageInput, packageIdSchema, packageSchema, patchPackageInput, projectPackageSchema } from '../../../../shared/schemas/packages.ts';
 import { projectIdSchema } from '../../../../shared/schemas/projects.ts';
 import { versionIdSchema } from '../../../../shared/schemas/versions.ts';
 import type { Deps } from '../../../deps.ts';
@@ -18,8 +18,8 @@ export function packageRecordRoutes(deps: Deps) {
     .use(actorResolver(deps))
     .get('/projects/:project/packages', ({ actor, params }) => listPackages(deps, actor, params.project), {
       params,
-      response: z.array(packageSchema),
-      detail: { summary: 'Packages the caller may see, newest first' },
+      response: z.array(projectPackageSchema),
+      detail: { summary: 'Packages the caller may see, newest first, with the versions each is in' },
     })
     .post('/projects/:project/packages', ({ actor, params, body, request }) => createPackage(deps, actor, params.project, body, appUrlOf(request)), {
       params,

@@ -1,12 +1,14 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { describeTagProblem, validateTags } from '../../../../shared/packages/tags.ts';
 import {
   createPackageInput,
   patchPackageInput,
   type CreatedPackage,
   type Package,
+  type PackageVersionRef,
+  type ProjectPackage,
 } from '../../../../shared/schemas/packages.ts';
-import { packages, versionPackages, versions } from '../../../db/schema/index.ts';
+import { branches, branchVersions, packages, versionPackages, versions } from '../../../db/schema/index.ts';
 import { newId } from '../../../db/ids.ts';
 import type { Deps } from '../../../deps.ts';
 import { AppError, notFound } from '../../../errors.ts';
@@ -17,8 +19,11 @@ import { readProjectQuotas } from '../../projects/project-quotas.ts';
 import { describePackage } from './describe-package.ts';
 import { startFileExecutable } from './start-file-mode.ts';
 import { getVisiblePackage, packageColumns, packageInPublicBranch, type PackageRow } from './package-rows.ts';
-import { enqueueChunkCollection } from '../blobs/chunk-gc.job.ts';
+import { removePackage } from './remove-package.ts';
 import { newUploadToken } from '../uploads/upload-token.ts';
+
+const versionInPublicBranch = sql`exists (select 1 from ${branchVersions} join ${branches} on ${branches.id} = ${branchVersions.branchId}
+  where ${branchVersions.versionId} = ${versions.id} and ${branches.isPublic})`;
 
 function normalizeTags(tags: readonly string[]): string[] {
   const result = validateTags(tags);
@@ -68,15 +73,30 @@ export async function createPackage(deps: Deps, actor: Actor, projectId: string,
   };
 }
 
-/** GET .../packages: newest first; non-members see the packages of versions on public branches only. */
-export async function listPackages(deps: Deps, actor: Actor, projectId: string): Promise<Package[]> {
+/**
+ * GET .../packages: newest first, each with the versions it is in (newest first). Non-members see the
+ * packages of versions on public branches only, and only those versions named.
+ */
+export async function listPackages(deps: Deps, actor: Actor, projectId: string): Promise<ProjectPackage[]> {
   const access = await loadProjectAccess(deps, actor, projectId);
   const rows = await deps.db
     .select(packageColumns)
     .from(packages)
     .where(and(eq(packages.projectId, projectId), access.userIsMember ? undefined : packageInPublicBranch))
     .orderBy(desc(packages.createdAt), desc(packages.id));
-  return (rows as PackageRow[]).map((row) => describePackage(row));
+  const listed = await deps.db
+    .select({ packageId: versionPackages.packageId, id: versions.id, title: versions.title })
+    .from(versionPackages)
+    .innerJoin(versions, eq(versions.id, versionPackages.versionId))
+    .where(and(eq(versions.projectId, projectId), access.userIsMember ? undefined : versionInPublicBranch))
+    .orderBy(desc(versions.createdAt), desc(versions.id));
+  const versionsOf = new Map<string, PackageVersionRef[]>();
+  for (const { packageId, id, title } of listed) {
+    const refs = versionsOf.get(packageId) ?? [];
+    refs.push({ id, title });
+    versionsOf.set(packageId, refs);
+  }
+  return (rows as PackageRow[]).map((row) => ({ ...describePackage(row), versions: versionsOf.get(row.id) ?? [] }));
 }
 
 /** GET .../packages/{package}: the package with its start file's executable bit (start-file-mode.ts), which lists leave out. */
@@ -118,36 +138,25 @@ export async function patchPackage(deps: Deps, actor: Actor, projectId: string, 
   const access = await loadProjectAccess(deps, actor, projectId);
   await getVisiblePackage(deps.db, access, packageId);
   requireAction(access, 'patchPackage');
-  const [row] = await deps.db.update(packages).set({ title: input.title, tags }).where(eq(packages.id, packageId)).returning(packageColumns);
+  const [row] = await deps.db
+    .update(packages)
+    .set({ title: input.title, tags, touchedAt: sql`now()` })
+    .where(eq(packages.id, packageId))
+    .returning(packageColumns);
   return describePackage(row as PackageRow);
 }
 
 /**
  * DELETE .../packages/{package} (deletePackage; an upload not finalized yet also by whoever may upload,
  * so a developer can cancel the upload they started). Refused (not_empty) while a version lists it or an
- * unfinished patch is based on it (its resolve needs the base's chunks). Rows go in one transaction
- * under the package's row lock; blobs are left to a chunk_gc job (blobs/chunk-gc.job.ts).
+ * unfinished patch is based on it (removePackage: the orphan collector's path too).
  */
 export async function deletePackage(deps: Deps, actor: Actor, projectId: string, packageId: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const access = await loadProjectAccess({ db: tx }, actor, projectId, { lock: true });
     const row = await getVisiblePackage(tx, access, packageId, { lock: true });
     requireAction(access, row.status === 'uploading' ? 'publishVersion' : 'deletePackage');
-    const listed = await tx
-      .select({ id: versions.id, title: versions.title })
-      .from(versionPackages)
-      .innerJoin(versions, eq(versions.id, versionPackages.versionId))
-      .where(eq(versionPackages.packageId, packageId));
-    if (listed.length > 0) {
-      throw new AppError('not_empty', `The package is part of: ${listed.map((item) => item.title).join(', ')}`, { versions: listed });
-    }
-    const patches = await tx
-      .select({ id: packages.id })
-      .from(packages)
-      .where(and(eq(packages.basePackageId, packageId), inArray(packages.status, ['uploading', 'finalized', 'resolving'])));
-    if (patches.length > 0) throw new AppError('not_empty', 'An unfinished patch is based on this package', { packages: patches });
-    await tx.delete(packages).where(eq(packages.id, packageId));
-    await enqueueChunkCollection(tx, { packageId, projectId, compression: row.compression === 1 ? 1 : 0 });
+    await removePackage(tx, row);
   });
   deps.jobSignal.notify();
 }

@@ -155,6 +155,7 @@ export async function finalizePackage(deps: Deps, projectId: string, packageId: 
         chunkCount: all.length,
         finalizedParts: parts,
         finalizedAt: new Date(),
+        touchedAt: sql`now()`,
         error: null,
       })
       .where(and(eq(packages.id, packageId), eq(packages.status, 'uploading')))

@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { fromHex, listUniqueChunks, toHex, type ArchiveIndex, type CompressionAlgorithm } from '../../../../shared/archive/index.ts';
 import { packageChunks, packages } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
@@ -37,7 +37,7 @@ export async function resolvePatch(deps: Deps, packageId: string, signal?: Abort
   signal?.throwIfAborted();
   if (missing) {
     const error = `The patch needs chunk ${missing.hash}, which neither it nor its base holds`;
-    await deps.db.update(packages).set({ status: 'errored', error }).where(eq(packages.id, packageId));
+    await deps.db.update(packages).set({ status: 'errored', error, touchedAt: sql`now()` }).where(eq(packages.id, packageId));
     throw new AppError('unexpected_patch', error);
   }
   await storeCrcsFromChunks(deps, row.id, row.indexHash!, index, compression, all);
@@ -49,7 +49,7 @@ export async function resolvePatch(deps: Deps, packageId: string, signal?: Abort
     await insertPackageChunks(tx, packageId, others);
     await tx
       .update(packages)
-      .set({ status: 'ready', storedSize: all.reduce((sum, chunk) => sum + chunk.compressedSize, 0), chunkCount: all.length, error: null })
+      .set({ status: 'ready', storedSize: all.reduce((sum, chunk) => sum + chunk.compressedSize, 0), chunkCount: all.length, error: null, touchedAt: sql`now()` })
       .where(eq(packages.id, packageId));
     await enqueuePackagePrepare(tx, row.projectId, packageId);
     return { package: packageId };
