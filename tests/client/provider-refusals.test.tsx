@@ -1,7 +1,8 @@
 import { useDom } from './setup.ts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { registerUser, type TestUser } from '../support/accounts.ts';
-import { authorizeAt, finishExternal, freshIdentity, started } from '../support/external-auth.ts';
+import { authorizeAt, finishExternal, freshIdentity, registerExternally, started } from '../support/external-auth.ts';
+import { createProject, makePublic } from '../support/projects.ts';
 import { startFakeProviders, type FakeProviders } from '../support/fake-providers/index.ts';
 import { findFreePort } from '../support/free-port.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -215,6 +216,40 @@ describe('the oauth page after a refusal', () => {
     expect(alert.querySelector('.oauth_hint')?.textContent).toBe('GitHub did not answer. Try again later.');
     expect(main.textContent).not.toContain('the server took too long');
     nextButton(main, 'Try again');
+  });
+});
+
+describe('provider avatars that cannot be loaded', () => {
+  test("on /me and on the store page, the account's initial takes the broken picture's place", async () => {
+    const session = await registerExternally(server, fakes, 'github', { ...freshIdentity('github'), name: 'octo', avatarUrl: 'https://avatars.unreachable.example/octo.png' });
+    const owner = { name: '', password: '', cookie: '', token: session.authToken, id: session.userInfo.id };
+    openApp('/me', owner.token);
+    let picture: HTMLImageElement | null = null;
+    await until(() => {
+      picture = document.querySelector<HTMLImageElement>('li.credential_item[data-provider="github"] img.credential_picture');
+      expect(picture?.getAttribute('src')).toBe('https://avatars.unreachable.example/octo.png');
+    });
+    act(() => void fireEvent.error(picture!));
+    const row = document.querySelector('li.credential_item[data-provider="github"]')!;
+    expect(row.querySelector('img')).toBeNull();
+    expect(row.querySelector('.credential_picture_none')?.textContent).toBe('O');
+    expect(row.querySelector('.credential_picture_none')?.getAttribute('aria-hidden')).toBe('true');
+
+    const credential = (await (await server.fetch('/api/users/me/credentials', { token: owner.token })).json()) as { name: string }[];
+    expect((await server.fetch(`/api/users/me/credentials?provider=github&name=${credential[0]!.name}`, { method: 'PATCH', token: owner.token, json: { isPublic: true } })).status).toBe(200);
+    const project = await createProject(server, owner, 'Avatar Check');
+    await makePublic(server, project, owner);
+    openApp(`/store/${project.id}`);
+    await until(() => {
+      picture = document.querySelector<HTMLImageElement>('.store_credential[data-provider="github"] img');
+      expect(picture?.getAttribute('alt')).toBe('Profile picture of octo');
+    });
+    act(() => void fireEvent.error(picture!));
+    const item = document.querySelector('.store_credential[data-provider="github"]')!;
+    expect(item.querySelector('img')).toBeNull();
+    expect(item.querySelector('.store_credential_picture_none')?.textContent).toBe('O');
+    // The account is still named and linked.
+    expect(item.textContent).toContain('octo');
   });
 });
 

@@ -222,6 +222,21 @@ test('issue 29: Steam with no linked account says so and offers "Create an accou
   // The provider's sign-up: back on the page where it began, signed in as the Steam account.
   await page.waitForURL((url) => url.pathname === storePath, { timeout: 15_000 });
   await signedInAs(page, 'Lone Steamer');
+
+  // Steam's avatar host unreachable: the initial in its place, no broken-image glyph.
+  await context.route(/^https:\/\/avatars\.steamstatic\.com\//, (route) => route.abort('connectionfailed'));
+  await visit(page, '/me', 'page_me');
+  const row = credentialRow(page, 'steam');
+  await row.locator('.credential_picture_none').waitFor({ timeout: 10_000 });
+  expect(await row.locator('.credential_picture_none').textContent()).toBe('L');
+  expect(await row.locator('img').count()).toBe(0);
+  // It has a picture address: the initial stands for a picture that failed, not a missing one.
+  const pictures = await page.evaluate(async () => {
+    const session = (await (await fetch('/api/auth/session')).json()) as { authToken: string };
+    const list = (await (await fetch('/api/users/me/credentials', { headers: { authorization: `Bearer ${session.authToken}` } })).json()) as { profilePictureUrl: string | null }[];
+    return list.map((credential) => credential.profilePictureUrl);
+  });
+  expect(pictures).toEqual([expect.stringMatching(/^https:\/\/avatars\.steamstatic\.com\//)]);
   await context.close();
 }, 60_000);
 
