@@ -7,6 +7,7 @@
  * - no translation of a sentence (two words or more) is a copy of the English text, nor, in a language
  *   not written in Latin script, of any English word; unless the key is in `sameAsEnglishAllowed`
  *   below (brand names, codes, words some languages borrow);
+ * - each language keeps to its glossary (`glossary` below: one word for one thing in every message);
  * - the compiled output (src/client/paraglide) holds every message and says each locale's text;
  * - every message is used: the client imports each one as its own module by its literal name
  *   (`paraglide/messages/<key>.js`), so a key no source file imports is dead weight in 14 files.
@@ -23,6 +24,19 @@ import { compileMessages, localesDir, projectPath, repoRoot } from './i18n-compi
  * Keep it short and specific; each entry is a claim that the copy is the right translation.
  */
 export const sameAsEnglishAllowed: Record<string, '*' | readonly string[]> = {};
+
+/**
+ * Words a language must not use for a thing it names otherwise everywhere else, with the word to use.
+ * German says "Store" for the store (its pages, links and headings), never "Shop".
+ */
+export const glossary: Record<string, readonly { avoid: RegExp; use: string }[]> = {
+  de: [{ avoid: /Shop/, use: 'Store' }],
+};
+
+/** The glossary's objections to one message of a language: [] when it keeps to it. */
+export function glossaryProblems(code: string, key: string, text: string): string[] {
+  return (glossary[code] ?? []).filter((term) => term.avoid.test(text)).map((term) => `${code}: ${key} says ${JSON.stringify(text.match(term.avoid)![0])} where this language says "${term.use}": ${JSON.stringify(text)}`);
+}
 
 export type LocaleMessages = Record<string, string | unknown>;
 
@@ -115,6 +129,7 @@ export function checkLocales(): string[] {
         continue;
       }
       if (text.trim() === '') problems.push(`${code}: ${key} is empty`);
+      problems.push(...glossaryProblems(code, key, text));
       const expected = extractParams(englishText).join(', ');
       const actual = extractParams(text).join(', ');
       if (expected !== actual) problems.push(`${code}: ${key} has params {${actual}}, English has {${expected}}`);

@@ -258,6 +258,15 @@ describe('profile', () => {
     act(() => fireEvent.click(within(dialog).getByRole('button', { name: 'OK' })));
     expect(await body().findByText('1 API token')).toBeTruthy();
     expect(body().getByText('CI')).toBeTruthy();
+    // Issue 29: a token is created, not started, and its creation is no use (listed before its first request).
+    const row = document.querySelector('li[data-token-id]')!;
+    expect([...row.querySelectorAll('dt')].map((term) => term.textContent)).toEqual(['Created', 'Last used', 'Expires']);
+    expect(row.querySelectorAll('dd')[1]!.textContent).toBe('Never used');
+    expect(row.querySelectorAll('dd')[1]!.querySelector('time')).toBeNull();
+    // The browser session still says Started, with the time of its sign-in as its last use.
+    const sessionRow = (await body().findByRole('heading', { level: 2, name: 'Sessions' })).closest('section')!.querySelector('li')!;
+    expect(sessionRow.querySelector('dt')?.textContent).toBe('Started');
+    expect(sessionRow.querySelectorAll('dd')[1]!.querySelector('time')).toBeTruthy();
 
     act(() => fireEvent.click(body().getByRole('button', { name: 'Delete: CI' })));
     dialog = await body().findByRole('alertdialog', { name: 'Delete this API token?' });

@@ -171,6 +171,10 @@ describe('deploy sites on the manage page', () => {
     const game = within(dialog).getByRole('radio', { name: /Game game/ });
     expect(within(dialog).getByRole('radio', { name: /Game other/ })).toBeTruthy();
     expect(game.closest('label')?.querySelector('img')?.getAttribute('src')).toBe('https://img.itch.zone/game.png');
+    // A cover itch.io's image host cannot give: an empty frame in its place, never the broken-image glyph (issue 29).
+    act(() => void fireEvent.error(game.closest('label')!.querySelector('img')!));
+    expect(game.closest('label')?.querySelector('img')).toBeNull();
+    expect(game.closest('label')?.querySelector('span.deploy_available_picture[aria-hidden="true"]')).not.toBeNull();
     expect(add.disabled).toBe(true);
     click(game);
     expect(add.disabled).toBe(false);

@@ -207,7 +207,7 @@ describe('oauth route (spec §4, §5)', () => {
     store({ token: 'tok', returnTo: '/', intent: 'login', provider: 'github' });
     fake = finishAs({ hasUser: true });
     openApp('/oauth?code=c&state=someone-else');
-    await expectFailure('Error: the sign-in could not be finished.');
+    await expectFailure('This sign-in link is stale or was opened in another browser.');
     expect(body().getByRole('heading', { level: 1, name: 'Signing in' })).toBeTruthy();
     expect(document.title).toBe('Signing in - Cartridge');
     expect(calls).toHaveLength(0);
@@ -218,12 +218,12 @@ describe('oauth route (spec §4, §5)', () => {
   test('a missing code: wrong_finish_auth_params', async () => {
     store({ token: 'tok', returnTo: '/', intent: 'login', provider: 'twitch' });
     openApp('/oauth?error=access_denied&state=tok');
-    await expectFailure('Error: the sign-in could not be finished.');
+    await expectFailure('Twitch did not send the sign-in back: it was cancelled or refused there.');
   });
 
   test('nothing stored: wrong_finish_auth_params', async () => {
     openApp('/oauth?code=c&state=tok');
-    await expectFailure('Error: the sign-in could not be finished.');
+    await expectFailure('This sign-in link is stale or was opened in another browser.');
   });
 
   test('an unsupported provider: unsupported_provider', async () => {
@@ -244,9 +244,11 @@ describe('oauth route (spec §4, §5)', () => {
     store({ token: 'tok', returnTo: '/', intent: 'login', provider: 'github' });
     fake = (call) => (call.path === '/auth/external/finish' ? { status: 401, json: { code: 'wrong_credentials', message: 'no account', details: { provider: 'github', reason: 'no_account' } } } : undefined);
     openApp('/oauth?code=c&state=tok');
-    await expectFailure('Error: ');
+    await expectFailure('No Cartridge account is linked to this GitHub account.');
     expect(body().getByRole('alert').querySelector('[data-error-code]')?.getAttribute('data-error-code')).toBe('wrong_credentials');
-    expect(document.querySelector('.oauth_hint')?.textContent).toBe('No account here signs in with this GitHub account yet. Create an account with it first.');
+    expect(document.querySelector('.oauth_hint')?.textContent).toBe('No Cartridge account is linked to this GitHub account.');
+    // Issue 29: the provider's refusal is not a password error.
+    expect(body().getByRole('alert').textContent).not.toContain('password');
     expect(within(body().getByRole('main')).getByRole('link', { name: 'Sign in' }).getAttribute('href')).toBe('/login');
   });
 
@@ -318,7 +320,7 @@ describe('oauth route (spec §4, §5)', () => {
       setApiOrigin(required.url);
       openApp('/oauth?code=c&state=tok');
       await body().findByRole('heading', { level: 1, name: 'Signing in' });
-      await expectFailure('Error: the sign-in could not be finished.');
+      await expectFailure('This sign-in link is stale or was opened in another browser.');
       expect(body().queryByRole('heading', { level: 1, name: 'Sign in required' })).toBeNull();
     } finally {
       cleanup();

@@ -94,17 +94,21 @@ describe('finish parameters (spec §4)', () => {
   });
 
   test.each([
-    ['a state that is not the stored token', '/oauth?code=c0de&state=tok-other'],
-    ['no state', '/oauth?code=c0de'],
-    ['no code', '/oauth?state=tok-9'],
-    ['an error instead of a code', '/oauth?error=access_denied&state=tok-9'],
-    ['nothing at all', '/oauth'],
-  ])('%s: wrong_finish_auth_params', (_, address) => {
-    expect(codeOf(caught(() => finishParams(stored, url(address))))).toBe('wrong_finish_auth_params');
+    ['a state that is not the stored token', '/oauth?code=c0de&state=tok-other', 'state_mismatch'],
+    ['no state', '/oauth?code=c0de', 'state_mismatch'],
+    ['no code', '/oauth?state=tok-9', 'no_code'],
+    ['an error instead of a code', '/oauth?error=access_denied&state=tok-9', 'no_code'],
+    ['nothing at all', '/oauth', 'state_mismatch'],
+  ])('%s: wrong_finish_auth_params, with the reason and the provider (issue 29)', (_, address, reason) => {
+    const error = caught(() => finishParams(stored, url(address)));
+    expect(codeOf(error)).toBe('wrong_finish_auth_params');
+    expect((error as { details?: unknown }).details).toEqual({ reason, provider: 'github' });
   });
 
-  test('nothing stored (another browser, storage cleared, a second visit): wrong_finish_auth_params', () => {
-    expect(codeOf(caught(() => finishParams(undefined, url('/oauth?code=c0de&state=tok-9'))))).toBe('wrong_finish_auth_params');
+  test('nothing stored (another browser, storage cleared, a second visit): wrong_finish_auth_params, reason nothing_stored', () => {
+    const error = caught(() => finishParams(undefined, url('/oauth?code=c0de&state=tok-9')));
+    expect(codeOf(error)).toBe('wrong_finish_auth_params');
+    expect((error as { details?: unknown }).details).toEqual({ reason: 'nothing_stored' });
   });
 
   test('a stored provider that is unknown: unsupported_provider', () => {

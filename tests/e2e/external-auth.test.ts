@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { registerUser } from '../support/accounts.ts';
-import { freshIdentity } from '../support/external-auth.ts';
+import { authorizeAt, freshIdentity, started } from '../support/external-auth.ts';
 import { startFakeProviders, type FakeProviderId, type FakeProviders } from '../support/fake-providers/index.ts';
 import { createProject, makePublic, type TestProject } from '../support/projects.ts';
 import { en, openDialog, section, startE2E, visit, waitForScreen, type E2E, type OpenOptions } from './support/app.ts';
@@ -198,3 +198,65 @@ test('a second account made with Discord: sign out, then sign in with Discord ag
   expect(violations, formatViolations(violations, '/me credentials (dark)')).toEqual([]);
   await dark.context.close();
 }, 90_000);
+
+test('issue 29: Steam with no linked account says so and offers "Create an account with Steam", which signs up and returns; the page passes axe', async () => {
+  const { page, context } = await open();
+  const gamer = { ...freshIdentity('steam'), name: 'Lone Steamer' };
+  fakes.signInAs('steam', gamer);
+  const storePath = `/store/${visitedProject.id}`;
+  await visit(page, storePath, 'page_store_project');
+  await page.locator('header').getByRole('link', { name: en('nav_sign_in'), exact: true }).click();
+  await waitForScreen(page, 'page_sign_in');
+  await chooseProvider(page, en('auth_other_providers_button'), 'steam');
+  // Steam approves, but no account here signs in with it.
+  const hint = page.locator('main .oauth_hint[data-reason="no_account"]');
+  await hint.waitFor({ timeout: 15_000 });
+  expect(await hint.textContent()).toBe(en('oauth_no_account', { appName: 'Cartridge', provider: 'Steam' }));
+  const alert = page.locator('main [role="alert"]');
+  expect(await alert.textContent()).not.toContain(en('error_wrong_credentials'));
+  expect(await alert.textContent()).not.toContain('Error:');
+  const violations = await seriousAccessibilityViolations(page);
+  expect(violations, formatViolations(violations, 'oauth refusal')).toEqual([]);
+
+  await page.getByRole('button', { name: en('oauth_register_with', { provider: 'Steam' }), exact: true }).click();
+  // The provider's sign-up: back on the page where it began, signed in as the Steam account.
+  await page.waitForURL((url) => url.pathname === storePath, { timeout: 15_000 });
+  await signedInAs(page, 'Lone Steamer');
+
+  // Steam's avatar host unreachable: the initial in its place, no broken-image glyph.
+  await context.route(/^https:\/\/avatars\.steamstatic\.com\//, (route) => route.abort('connectionfailed'));
+  await visit(page, '/me', 'page_me');
+  const row = credentialRow(page, 'steam');
+  await row.locator('.credential_picture_none').waitFor({ timeout: 10_000 });
+  expect(await row.locator('.credential_picture_none').textContent()).toBe('L');
+  expect(await row.locator('img').count()).toBe(0);
+  // It has a picture address: the initial stands for a picture that failed, not a missing one.
+  const pictures = await page.evaluate(async () => {
+    const session = (await (await fetch('/api/auth/session')).json()) as { authToken: string };
+    const list = (await (await fetch('/api/users/me/credentials', { headers: { authorization: `Bearer ${session.authToken}` } })).json()) as { profilePictureUrl: string | null }[];
+    return list.map((credential) => credential.profilePictureUrl);
+  });
+  expect(pictures).toEqual([expect.stringMatching(/^https:\/\/avatars\.steamstatic\.com\//)]);
+  await context.close();
+}, 60_000);
+
+test('issue 29: a return address whose state is not this browser\'s sign-in: "stale or opened in another browser", and Try again starts the provider again', async () => {
+  const { page, context } = await open();
+  const octo = { ...freshIdentity('github'), name: 'Stale Linker' };
+  fakes.signInAs('github', octo);
+  // Someone else's sign-in link: a state this browser never stored.
+  const start = await started(e2e.server, 'github', 'register');
+  const back = await authorizeAt(start);
+  await visit(page, '/register', 'page_register');
+  await page.evaluate(() => localStorage.setItem('externalAuth', JSON.stringify({ token: 'xs_mine', returnTo: '/docs/en/', intent: 'register', provider: 'github' })));
+  await page.goto(back.pathname + back.search);
+  const hint = page.locator('main .oauth_hint[data-reason="state_mismatch"]');
+  await hint.waitFor({ timeout: 15_000 });
+  expect(await hint.textContent()).toBe(en('oauth_attempt_expired'));
+  expect(await page.locator('main [role="alert"]').textContent()).not.toContain('Error:');
+  await page.getByRole('button', { name: en('oauth_try_again'), exact: true }).click();
+  // The same provider and intent again: GitHub approves, the account is made, back where it began.
+  await page.waitForURL((url) => url.pathname === '/docs/en/', { timeout: 15_000 });
+  await signedInAs(page, 'Stale Linker');
+  await context.close();
+}, 60_000);

@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkCompiledOutput, checkLocales, findUnusedMessages, extractParams, hasLatinWord, isSentence } from '../../src/tools/i18n-check.ts';
+import { checkCompiledOutput, checkLocales, findUnusedMessages, extractParams, glossaryProblems, hasLatinWord, isSentence } from '../../src/tools/i18n-check.ts';
 import { compileMessages, projectPath } from '../../src/tools/i18n-compile.ts';
 import { languageCodes } from '../../src/shared/i18n/languages.ts';
 
@@ -30,6 +30,15 @@ describe('i18n check', () => {
     const settings = readFileSync(join(projectPath, 'settings.json'), 'utf8');
     expect(settings).not.toMatch(/https?:\/\/(?!inlang\.com\/schema)/);
     expect(settings).toContain('./node_modules/@inlang/plugin-message-format/dist/index.js');
+  });
+
+  test('German says Store for the store, never Shop (issue 29)', () => {
+    expect(glossaryProblems('de', 'nav_store', 'Store')).toEqual([]);
+    expect(glossaryProblems('de', 'nav_store', 'Shop')).toEqual(['de: nav_store says "Shop" where this language says "Store": "Shop"']);
+    expect(glossaryProblems('de', 'x', 'auf den Shop-Seiten')).toHaveLength(1);
+    // Only German has this rule: other languages may say shop.
+    expect(glossaryProblems('en', 'x', 'Shop')).toEqual([]);
+    expect(checkLocales().filter((problem) => problem.includes('where this language says'))).toEqual([]);
   });
 
   test('params and sentence helpers', () => {

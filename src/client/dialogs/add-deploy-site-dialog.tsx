@@ -16,6 +16,7 @@ import { deploy_site_type_address } from '../paraglide/messages/deploy_site_type
 import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
 import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
 import { FormField } from '../components/form-field.tsx';
+import { RemotePicture } from '../components/remote-picture.tsx';
 import { ErrorState, LoadingState } from '../components/states.tsx';
 import { deployProviderLabels } from '../lib/deploy-providers.ts';
 import { errorText, toDisplayError } from '../lib/errors.ts';
@@ -193,7 +194,11 @@ function AvailableSites({ credentialId, choice, onChoose }: { credentialId: stri
                 if (game.site !== null) onChoose({ kind: 'available', site: game.site });
               }}
             />
-            {game.pictureUrl ? <img className="deploy_available_picture" src={game.pictureUrl} alt="" loading="lazy" referrerPolicy="no-referrer" /> : <span className="deploy_available_picture" aria-hidden="true" />}
+            {game.pictureUrl ? (
+              <RemotePicture className="deploy_available_picture" src={game.pictureUrl} alt="" loading="lazy" referrerPolicy="no-referrer" fallback={<span className="deploy_available_picture" aria-hidden="true" />} />
+            ) : (
+              <span className="deploy_available_picture" aria-hidden="true" />
+            )}
             <span className="deploy_available_text">
               <bdi className="deploy_available_title">{game.title}</bdi>
               {game.site ? (

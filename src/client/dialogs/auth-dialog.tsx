@@ -9,12 +9,10 @@ import { auth_providers_none } from '../paraglide/messages/auth_providers_none.j
 import { auth_redirecting } from '../paraglide/messages/auth_redirecting.js';
 import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
 import { ProviderMark } from '../components/provider-mark.tsx';
-import { api } from '../lib/api.ts';
 import type { SignInProviderInfo } from '../lib/app-info.ts';
-import { leaveForProvider, saveExternalAuth } from '../lib/auth/external-auth.ts';
+import { startExternalAuth } from '../lib/auth/start-external.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
 import { useSignInProviders } from '../lib/instance.ts';
-import { routes } from '../../shared/api/routes.ts';
 import type { ExternalIntent } from '../../shared/schemas/external-auth.ts';
 import type { Dialogs } from './dialog-api.tsx';
 import { useDialogs } from './dialog-provider.tsx';
@@ -48,13 +46,7 @@ function AuthDialog({ intent, returnTo, onClose }: { intent: ExternalIntent; ret
     if (pending) return; // spec §2: a second pick is ignored while the first is pending
     setPending(provider);
     try {
-      const started = await api.call(routes.auth.externalStart, { query: { provider: provider.id, intent } });
-      try {
-        saveExternalAuth({ token: started.token, returnTo, intent, provider: provider.id });
-      } catch {
-        // storage blocked: the finishing step will report wrong_finish_auth_params
-      }
-      leaveForProvider(started);
+      await startExternalAuth(provider.id, intent, returnTo);
     } catch (error) {
       onClose();
       await dialogs.error(error);

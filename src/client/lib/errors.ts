@@ -40,18 +40,26 @@ import { error_download_failed } from '../paraglide/messages/error_download_fail
 import { error_not_installed } from '../paraglide/messages/error_not_installed.js';
 import { error_not_trusted } from '../paraglide/messages/error_not_trusted.js';
 import { error_untrusted_url } from '../paraglide/messages/error_untrusted_url.js';
+import { error_provider_answer } from '../paraglide/messages/error_provider_answer.js';
+import { error_provider_no_account } from '../paraglide/messages/error_provider_no_account.js';
+import { error_provider_refused } from '../paraglide/messages/error_provider_refused.js';
+import { error_provider_unavailable } from '../paraglide/messages/error_provider_unavailable.js';
 import { ApiError } from '../../shared/api/errors.ts';
+import { signInProviders } from './app-info.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { error_local_app_unreachable, error_bad_entrypoint, error_busy, error_download_failed, error_not_installed, error_not_trusted, error_untrusted_url, error_already_finalized, error_already_member, error_bad_param, error_http_400, error_http_401, error_http_403, error_http_404, error_http_500, error_http_502, error_http_503, error_http_other, error_insufficient_privileges, error_limit_exceeded, error_name_conflict, error_network, error_not_empty, error_not_finalized, error_not_found, error_not_patch, error_not_supported, error_out_of_storage, error_request_aborted, error_timeout, error_trying_few_times_failed, error_unauthorized, error_unexpected_error, error_unexpected_patch, error_unknown_intent, error_unsupported_hash_algorithm, error_unsupported_provider, error_wrong_auth, error_wrong_credentials, error_wrong_finish_auth_params, error_wrong_provider };
+const m = { error_local_app_unreachable, error_bad_entrypoint, error_busy, error_download_failed, error_not_installed, error_not_trusted, error_untrusted_url, error_already_finalized, error_already_member, error_bad_param, error_http_400, error_http_401, error_http_403, error_http_404, error_http_500, error_http_502, error_http_503, error_http_other, error_insufficient_privileges, error_limit_exceeded, error_name_conflict, error_network, error_not_empty, error_not_finalized, error_not_found, error_not_patch, error_not_supported, error_out_of_storage, error_request_aborted, error_timeout, error_trying_few_times_failed, error_unauthorized, error_unexpected_error, error_unexpected_patch, error_unknown_intent, error_unsupported_hash_algorithm, error_unsupported_provider, error_wrong_auth, error_wrong_credentials, error_wrong_finish_auth_params, error_wrong_provider, error_provider_answer, error_provider_no_account, error_provider_refused, error_provider_unavailable };
 
 /** What an error dialog or error state needs: the code (catalogued or raw) and any HTTP detail. */
 export type DisplayError = { code: string; status?: number; statusText?: string; details?: unknown };
 
 export function toDisplayError(error: unknown): DisplayError {
   // REST failures and the client-side codes (status 0: no HTTP answer behind them) are one class.
-  if (error instanceof ApiError) return error.status === 0 ? { code: error.code } : { code: error.code, status: error.status, statusText: error.statusText, details: error.details };
+  if (error instanceof ApiError) {
+    if (error.status !== 0) return { code: error.code, status: error.status, statusText: error.statusText, details: error.details };
+    return error.details === undefined ? { code: error.code } : { code: error.code, details: error.details };
+  }
   if (error instanceof TRPCClientError) {
     const data = (error as TRPCClientError<never>).data as { code?: unknown; httpStatus?: unknown; details?: unknown } | undefined;
     if (data && typeof data.code === 'string') return { code: data.code, status: typeof data.httpStatus === 'number' ? data.httpStatus : undefined, details: data.details };
@@ -113,8 +121,33 @@ const codeTexts: Record<string, () => string> = {
   untrusted_url: m.error_untrusted_url,
 };
 
+/**
+ * A sign-in or deploy provider's refusal (details.provider and details.reason from the server, see
+ * domains/auth/external/provider-errors.ts and deploys/itch-api.ts) says what the provider did: the
+ * codes alone would read as this server's own failures ('wrong user name or password', 'the server
+ * took too long').
+ */
+const providerReasonTexts: Record<string, (inputs: { provider: string }) => string> = {
+  provider_refused: m.error_provider_refused,
+  invalid_assertion: m.error_provider_refused,
+  no_account: m.error_provider_no_account,
+  provider_unavailable: m.error_provider_unavailable,
+  provider_error: m.error_provider_answer,
+  provider_answer: m.error_provider_answer,
+};
+
+/** The provider and reason of an error's details, when it names a known provider. */
+export function providerRefusalOf(error: DisplayError): { provider: string; providerName: string; reason: string } | undefined {
+  const details = error.details as { provider?: unknown; reason?: unknown } | undefined;
+  if (typeof details !== 'object' || details === null || typeof details.provider !== 'string' || typeof details.reason !== 'string') return undefined;
+  const known = signInProviders.find((provider) => provider.id === details.provider);
+  return known ? { provider: known.id, providerName: known.name, reason: details.reason } : undefined;
+}
+
 /** The {text} of 'Error: {text}.': the translated text of a known code, an unknown code raw (spec §8). */
 export function errorText(error: DisplayError): string {
+  const refusal = providerRefusalOf(error);
+  if (refusal && Object.hasOwn(providerReasonTexts, refusal.reason)) return providerReasonTexts[refusal.reason]!({ provider: refusal.providerName });
   const known = Object.hasOwn(codeTexts, error.code) ? codeTexts[error.code] : undefined;
   if (known) return known();
   if (/^http_\d+$/.test(error.code)) return m.error_http_other({ status: String(error.status ?? error.code.slice(5)), text: error.statusText ?? '' }).trim();

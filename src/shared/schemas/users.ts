@@ -29,7 +29,8 @@ export const sessionItemSchema = z.object({
   title: z.string().nullable(),
   started: z.string(),
   lastAuth: z.string(),
-  lastUsed: z.string(),
+  /** Null for an API token no request has used yet. */
+  lastUsed: z.string().nullable(),
   expiration: z.string().nullable(),
   requireSession: z.boolean(),
   isCurrent: z.boolean(),

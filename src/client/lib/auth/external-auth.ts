@@ -71,11 +71,21 @@ export function readProviderAnswer(provider: string, url: URL): ProviderAnswer {
   }
 }
 
+/**
+ * Why a return address cannot finish (the details.reason of wrong_finish_auth_params): this browser
+ * started no sign-in (the link was opened in another one, or already used here), the state is another
+ * sign-in's (a stale link), or the provider sent no code (cancelled or refused on its side).
+ */
+export type FinishParamsProblem = 'nothing_stored' | 'state_mismatch' | 'no_code';
+
 /** Spec §4: the state must equal the stored token and a code must exist; the finish call's query. */
 export function finishParams(stored: StoredExternalAuth | undefined, url: URL): { token: string; code: string } {
-  if (!stored) throw new ApiError('wrong_finish_auth_params', 'nothing was stored by the start step');
+  const refuse = (reason: FinishParamsProblem, message: string) =>
+    new ApiError('wrong_finish_auth_params', message, { details: stored ? { reason, provider: stored.provider } : { reason } });
+  if (!stored) throw refuse('nothing_stored', 'nothing was stored by the start step');
   const { code, state } = readProviderAnswer(stored.provider, url);
-  if (!state || state !== stored.token || !code) throw new ApiError('wrong_finish_auth_params', 'the provider did not return the expected state and code');
+  if (!state || state !== stored.token) throw refuse('state_mismatch', 'the provider did not return the expected state');
+  if (!code) throw refuse('no_code', 'the provider did not return a code');
   return { token: stored.token, code };
 }
 

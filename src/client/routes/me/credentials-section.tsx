@@ -17,6 +17,7 @@ import { me_session_last_used } from '../../paraglide/messages/me_session_last_u
 import { me_session_never } from '../../paraglide/messages/me_session_never.js';
 import { me_password_add } from '../../paraglide/messages/me_password_add.js';
 import { providerName, ProviderMark } from '../../components/provider-mark.tsx';
+import { initialOf, RemotePicture } from '../../components/remote-picture.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { openAuthDialog } from '../../dialogs/auth-dialog.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
@@ -142,15 +143,19 @@ function CredentialRow({ credential }: { credential: Credential }) {
     await queryClient.invalidateQueries({ queryKey: credentialsKey });
   };
 
+  const noPicture = (
+    <span className="credential_picture credential_picture_none" aria-hidden="true">
+      {isPassword ? <ProviderMark provider="password" /> : initialOf(title)}
+    </span>
+  );
+
   return (
     <li className="item credential_item" data-provider={credential.provider} data-credential-name={credential.name}>
       {/* Decorative either way: the account's title follows. */}
       {!isPassword && isWebAddress(credential.profilePictureUrl) ? (
-        <img className="credential_picture" src={credential.profilePictureUrl} alt="" width={40} height={40} loading="lazy" referrerPolicy="no-referrer" />
+        <RemotePicture className="credential_picture" src={credential.profilePictureUrl} alt="" width={40} height={40} loading="lazy" referrerPolicy="no-referrer" fallback={noPicture} />
       ) : (
-        <span className="credential_picture credential_picture_none" aria-hidden="true">
-          {isPassword ? <ProviderMark provider="password" /> : initialOf(title)}
-        </span>
+        noPicture
       )}
       <div className="item_main">
         <span className="item_title">
@@ -199,11 +204,6 @@ function CredentialRow({ credential }: { credential: Credential }) {
       </div>
     </li>
   );
-}
-
-/** The first letter of a title, for an account without a picture. */
-function initialOf(title: string): string {
-  return [...title.trim()][0]?.toLocaleUpperCase() ?? '?';
 }
 
 /** The server's refusal to remove the last way to sign in (details.reason 'last_sign_in_method'). */

@@ -12,6 +12,8 @@ import { me_session_started } from '../../paraglide/messages/me_session_started.
 import { me_sessions_empty } from '../../paraglide/messages/me_sessions_empty.js';
 import { me_sessions_heading } from '../../paraglide/messages/me_sessions_heading.js';
 import { me_sessions_intro } from '../../paraglide/messages/me_sessions_intro.js';
+import { me_token_created } from '../../paraglide/messages/me_token_created.js';
+import { me_token_never_used } from '../../paraglide/messages/me_token_never_used.js';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { useLanguage } from '../../lib/i18n/index.ts';
@@ -22,7 +24,7 @@ import type { SessionItem } from '../../../shared/schemas/users.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { me_session_browser, me_session_count_one, me_session_count_other, me_session_current, me_session_expires, me_session_last_used, me_session_never, me_session_revoke, me_session_revoke_text, me_session_revoke_title, me_session_started, me_sessions_empty, me_sessions_heading, me_sessions_intro };
+const m = { me_session_browser, me_session_count_one, me_session_count_other, me_session_current, me_session_expires, me_session_last_used, me_session_never, me_session_revoke, me_session_revoke_text, me_session_revoke_title, me_session_started, me_sessions_empty, me_sessions_heading, me_sessions_intro, me_token_created, me_token_never_used };
 
 /** Browser sessions (requireSession); API tokens have their own section. */
 export function SessionsSection() {
@@ -75,20 +77,19 @@ function SessionRow({ session }: { session: SessionItem }) {
   );
 }
 
+/** A browser session was started (signed in); an API token was created, and is unused until its first request. */
 export function SessionDates({ session, language }: { session: SessionItem; language: string }) {
   return (
     <dl className="item_facts">
       <div>
-        <dt>{m.me_session_started()}</dt>
+        <dt>{session.requireSession ? m.me_session_started() : m.me_token_created()}</dt>
         <dd>
           <time dateTime={session.started}>{formatDateTime(session.started, language)}</time>
         </dd>
       </div>
       <div>
         <dt>{m.me_session_last_used()}</dt>
-        <dd>
-          <time dateTime={session.lastUsed}>{formatDateTime(session.lastUsed, language)}</time>
-        </dd>
+        <dd>{session.lastUsed ? <time dateTime={session.lastUsed}>{formatDateTime(session.lastUsed, language)}</time> : m.me_token_never_used()}</dd>
       </div>
       <div>
         <dt>{m.me_session_expires()}</dt>

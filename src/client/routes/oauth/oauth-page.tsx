@@ -1,32 +1,58 @@
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
+import { auth_redirecting } from '../../paraglide/messages/auth_redirecting.js';
 import { nav_sign_in } from '../../paraglide/messages/nav_sign_in.js';
 import { not_found_home } from '../../paraglide/messages/not_found_home.js';
 import { oauth_already_registered } from '../../paraglide/messages/oauth_already_registered.js';
 import { oauth_attempt_expired } from '../../paraglide/messages/oauth_attempt_expired.js';
+import { oauth_cancelled } from '../../paraglide/messages/oauth_cancelled.js';
 import { oauth_failed } from '../../paraglide/messages/oauth_failed.js';
 import { oauth_linked_to_another_user } from '../../paraglide/messages/oauth_linked_to_another_user.js';
 import { oauth_no_account } from '../../paraglide/messages/oauth_no_account.js';
 import { oauth_provider_refused } from '../../paraglide/messages/oauth_provider_refused.js';
 import { oauth_link_only } from '../../paraglide/messages/oauth_link_only.js';
 import { oauth_provider_unavailable } from '../../paraglide/messages/oauth_provider_unavailable.js';
+import { oauth_register_with } from '../../paraglide/messages/oauth_register_with.js';
 import { oauth_title } from '../../paraglide/messages/oauth_title.js';
+import { oauth_try_again } from '../../paraglide/messages/oauth_try_again.js';
 import { oauth_working } from '../../paraglide/messages/oauth_working.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
 import { providerName } from '../../components/provider-mark.tsx';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
+import { openAuthDialog } from '../../dialogs/auth-dialog.tsx';
+import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { api } from '../../lib/api.ts';
 import { useAuth, type Auth } from '../../lib/auth/auth.tsx';
-import { finishExternalAuth, takeExternalAuth, type ExternalAuthCalls } from '../../lib/auth/external-auth.ts';
+import { finishExternalAuth, takeExternalAuth, type ExternalAuthCalls, type StoredExternalAuth } from '../../lib/auth/external-auth.ts';
 import { takeReturnTo } from '../../lib/auth/return-to.ts';
+import { startExternalAuth } from '../../lib/auth/start-external.ts';
 import { toDisplayError } from '../../lib/errors.ts';
 import { rich, slot } from '../../lib/i18n/rich.tsx';
+import { useInstance } from '../../lib/instance.ts';
 import { routes } from '../../../shared/api/routes.ts';
 import type { Session } from '../../../shared/schemas/auth.ts';
+import { signInProviderIds, type ExternalIntent, type SignInProviderId } from '../../../shared/schemas/external-auth.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { nav_sign_in, not_found_home, oauth_already_registered, oauth_attempt_expired, oauth_failed, oauth_link_only, oauth_linked_to_another_user, oauth_no_account, oauth_provider_refused, oauth_provider_unavailable, oauth_title, oauth_working };
+const m = {
+  auth_redirecting,
+  nav_sign_in,
+  not_found_home,
+  oauth_already_registered,
+  oauth_attempt_expired,
+  oauth_cancelled,
+  oauth_failed,
+  oauth_link_only,
+  oauth_linked_to_another_user,
+  oauth_no_account,
+  oauth_provider_refused,
+  oauth_provider_unavailable,
+  oauth_register_with,
+  oauth_title,
+  oauth_try_again,
+  oauth_working,
+};
 
 /** The finishing calls over REST (src/shared/api): sign-in and registration set the session cookie. */
 const restCalls: ExternalAuthCalls = {
@@ -36,26 +62,34 @@ const restCalls: ExternalAuthCalls = {
   link: (token) => api.call(routes.me.linkCredential, { query: { token } }),
 };
 
+/** A finishing step that failed, with what the start step had stored (its provider, intent and return page), if anything. */
+type Failure = { error: unknown; stored: StoredExternalAuth | undefined };
+type Outcome = { next: string } | { failure: Failure };
+
 /**
  * One finishing run per return address: React's development StrictMode runs effects twice, and the
  * stored token and the provider's code are single-use. Forgotten once settled.
  */
-let running: { keys: string[]; promise: Promise<string> } | undefined;
+let running: { keys: string[]; promise: Promise<Outcome> } | undefined;
 
-function finishOnce(auth: Auth): Promise<string> {
+function finishOnce(auth: Auth): Promise<Outcome> {
   const key = location.href;
   if (running?.keys.includes(key)) return running.promise;
   const url = new URL(key);
   const stored = takeExternalAuth();
   // The code and token are spent now: keep them out of the history and any later copy of the address.
   history.replaceState(history.state, '', '/oauth');
-  const promise = (async () => {
-    const flow = await finishExternalAuth(stored, url, restCalls);
-    // Spec §4: the session is fetched again after success (a link keeps the same session).
-    await auth.refreshSession(flow.outcome === 'link' ? undefined : (flow.reply as Session));
-    // The sign-in screens' remembered page is served by the stored return path now.
-    if (flow.outcome !== 'link') takeReturnTo();
-    return flow.next;
+  const promise = (async (): Promise<Outcome> => {
+    try {
+      const flow = await finishExternalAuth(stored, url, restCalls);
+      // Spec §4: the session is fetched again after success (a link keeps the same session).
+      await auth.refreshSession(flow.outcome === 'link' ? undefined : (flow.reply as Session));
+      // The sign-in screens' remembered page is served by the stored return path now.
+      if (flow.outcome !== 'link') takeReturnTo();
+      return { next: flow.next };
+    } catch (error) {
+      return { failure: { error, stored } };
+    }
   })();
   // The effect's second run (StrictMode) sees the cleaned address: the same visit.
   running = { keys: [key, location.href], promise };
@@ -73,18 +107,15 @@ function finishOnce(auth: Auth): Promise<string> {
 export default function OauthPage() {
   const auth = useAuth();
   const [, navigate] = useLocation();
-  const [failure, setFailure] = useState<{ error: unknown } | undefined>();
+  const [failure, setFailure] = useState<Failure | undefined>();
 
   useEffect(() => {
     let active = true;
-    finishOnce(auth).then(
-      (next) => {
-        if (active) navigate(next, { replace: true });
-      },
-      (error: unknown) => {
-        if (active) setFailure({ error });
-      },
-    );
+    void finishOnce(auth).then((outcome) => {
+      if (!active) return;
+      if ('next' in outcome) navigate(outcome.next, { replace: true });
+      else setFailure(outcome.failure);
+    });
     return () => {
       active = false;
     };
@@ -94,42 +125,95 @@ export default function OauthPage() {
   return (
     <Page title={m.oauth_title()} breadcrumb={[homeCrumb(), { label: m.oauth_title() }]} pageClass="page_oauth">
       <h1>{m.oauth_title()}</h1>
-      {failure ? (
-        <>
-          <ErrorState error={failure.error} title={m.oauth_failed()} />
-          <FailureHint error={failure.error} />
-          <p className="actions oauth_links">
-            <Link href="/">{m.not_found_home()}</Link>
-            {auth.user ? null : <Link href="/login">{m.nav_sign_in()}</Link>}
-          </p>
-        </>
-      ) : (
-        <LoadingState label={m.oauth_working()} />
-      )}
+      {failure ? <FailureView failure={failure} /> : <LoadingState label={m.oauth_working()} />}
     </Page>
   );
 }
 
-/** What to do about the server's refusals that have a reason (details.reason), in the user's words. */
-const reasonTexts: Record<string, (inputs: { provider: string }) => string> = {
-  no_account: m.oauth_no_account,
-  linked_to_another_user: m.oauth_linked_to_another_user,
-  already_registered: m.oauth_already_registered,
-  sign_in_attempt_expired: () => m.oauth_attempt_expired(),
-  provider_refused: m.oauth_provider_refused,
-  invalid_assertion: m.oauth_provider_refused,
-  provider_unavailable: m.oauth_provider_unavailable,
-  link_only: m.oauth_link_only,
+/** The next step a refusal offers: the provider's sign-up, or the same sign-in again. */
+type NextStep = 'register' | 'retry';
+
+/**
+ * The refusals with a reason (details.reason: the server's, or finishParams' for a return address that
+ * cannot finish), said as what happened, in the provider's terms, with what to do next. A refusal
+ * without a known reason shows the catalogued error.
+ */
+const reasons: Record<string, { text: (inputs: { provider: string; appName: string }) => string; next?: NextStep }> = {
+  no_account: { text: m.oauth_no_account, next: 'register' },
+  linked_to_another_user: { text: m.oauth_linked_to_another_user },
+  already_registered: { text: m.oauth_already_registered },
+  sign_in_attempt_expired: { text: () => m.oauth_attempt_expired(), next: 'retry' },
+  state_mismatch: { text: () => m.oauth_attempt_expired(), next: 'retry' },
+  nothing_stored: { text: () => m.oauth_attempt_expired(), next: 'retry' },
+  no_code: { text: m.oauth_cancelled, next: 'retry' },
+  provider_refused: { text: m.oauth_provider_refused, next: 'retry' },
+  invalid_assertion: { text: m.oauth_provider_refused, next: 'retry' },
+  provider_unavailable: { text: m.oauth_provider_unavailable, next: 'retry' },
+  link_only: { text: m.oauth_link_only },
 };
 
-function FailureHint({ error }: { error: unknown }) {
-  const details = toDisplayError(error).details as { reason?: unknown; provider?: unknown } | undefined;
-  const reason = typeof details?.reason === 'string' && Object.hasOwn(reasonTexts, details.reason) ? details.reason : undefined;
-  if (!reason) return null;
-  const provider = typeof details?.provider === 'string' ? providerName(details.provider) : '';
+function FailureView({ failure }: { failure: Failure }) {
+  const auth = useAuth();
+  const dialogs = useDialogs();
+  const instance = useInstance();
+  const [pending, setPending] = useState<SignInProviderId | undefined>();
+  const shown = toDisplayError(failure.error);
+  const details = shown.details as { reason?: unknown; provider?: unknown } | undefined;
+  const reason = typeof details?.reason === 'string' && Object.hasOwn(reasons, details.reason) ? details.reason : undefined;
+  const named = typeof details?.provider === 'string' ? details.provider : failure.stored?.provider;
+  const provider = signInProviderIds.find((id) => id === named);
+  const shownProvider = provider ? providerName(provider) : '';
+  const returnTo = failure.stored?.returnTo ?? '';
+  const next = reason ? reasons[reason]!.next : undefined;
+
+  /** Starts the provider's flow again (a second press while leaving is ignored); a failing start shows its error. */
+  const start = async (intent: ExternalIntent) => {
+    if (pending || !provider) return;
+    setPending(provider);
+    try {
+      await startExternalAuth(provider, intent, returnTo);
+    } catch (error) {
+      setPending(undefined);
+      await dialogs.error(error);
+    }
+  };
+  // The same sign-in again; without a known provider (nothing stored in this browser), the choice of one.
+  const retry = () => {
+    const intent = failure.stored?.intent ?? (auth.user ? 'link' : 'login');
+    if (provider) void start(intent);
+    else void openAuthDialog(dialogs, intent, returnTo || (auth.user ? '/me' : '/'));
+  };
+
+  const providerNode = <bdi>{shownProvider}</bdi>;
   return (
-    <p className="oauth_hint" data-reason={reason}>
-      {rich(reasonTexts[reason]!({ provider: slot('provider') }), { provider: <bdi>{provider}</bdi> })}
-    </p>
+    <>
+      {reason ? (
+        <div className="state state_error oauth_failure" role="alert">
+          <p className="state_error_title">{m.oauth_failed()}</p>
+          <p className="oauth_hint" data-reason={reason} data-error-code={shown.code}>
+            {rich(reasons[reason]!.text({ provider: slot('provider'), appName: slot('appName') }), { provider: providerNode, appName: <bdi>{instance.appName}</bdi> })}
+          </p>
+        </div>
+      ) : (
+        <ErrorState error={failure.error} title={m.oauth_failed()} />
+      )}
+      <p className="actions oauth_links">
+        {next === 'register' && provider ? (
+          <button type="button" className="button button_primary" data-next="register" aria-disabled={pending ? true : undefined} onClick={() => void start('register')}>
+            {rich(m.oauth_register_with({ provider: slot('provider') }), { provider: providerNode })}
+          </button>
+        ) : null}
+        {next === 'retry' ? (
+          <button type="button" className="button button_primary" data-next="retry" aria-disabled={pending ? true : undefined} onClick={retry}>
+            {m.oauth_try_again()}
+          </button>
+        ) : null}
+        <Link href="/">{m.not_found_home()}</Link>
+        {auth.user ? null : <Link href="/login">{m.nav_sign_in()}</Link>}
+      </p>
+      <p className="oauth_status" role="status">
+        {pending ? rich(m.auth_redirecting({ provider: slot('provider') }), { provider: <bdi>{providerName(pending)}</bdi> }) : ''}
+      </p>
+    </>
   );
 }

@@ -2,6 +2,7 @@ import { store_credential_picture } from '../../paraglide/messages/store_credent
 import { store_credentials_label } from '../../paraglide/messages/store_credentials_label.js';
 import { store_owner_heading } from '../../paraglide/messages/store_owner_heading.js';
 import { providerName, ProviderMark } from '../../components/provider-mark.tsx';
+import { initialOf, RemotePicture } from '../../components/remote-picture.tsx';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -37,7 +38,20 @@ export function StoreOwner({ owner }: { owner: StoreProject['owner'] }) {
 function CredentialItem({ credential }: { credential: Credential }) {
   const shownName = credential.title || credential.name;
   const picture = credential.profilePictureUrl ? (
-    <img className="store_credential_picture" src={credential.profilePictureUrl} alt={m.store_credential_picture({ name: shownName })} width={32} height={32} loading="lazy" />
+    <RemotePicture
+      className="store_credential_picture"
+      src={credential.profilePictureUrl}
+      alt={m.store_credential_picture({ name: shownName })}
+      width={32}
+      height={32}
+      loading="lazy"
+      // Decorative when the picture cannot be shown: the name follows.
+      fallback={
+        <span className="store_credential_picture store_credential_picture_none" aria-hidden="true">
+          {initialOf(shownName)}
+        </span>
+      }
+    />
   ) : null;
   return (
     <>

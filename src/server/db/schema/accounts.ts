@@ -43,7 +43,8 @@ export const sessions = pgTable(
     title: text('title'),
     createdAt: createdAt(),
     lastAuthAt: timestamp('last_auth_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The last request it authorised (updated at most every few minutes); null for an API token never used yet. */
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true, mode: 'date' }),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
     userAgent: text('user_agent'),
   },

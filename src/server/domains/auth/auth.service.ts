@@ -34,7 +34,7 @@ export async function openBrowserSession(deps: Deps, executor: Executor, userId:
   const expiresAt = new Date(Date.now() + deps.config.sessionDays * 86_400_000);
   await executor
     .insert(sessions)
-    .values({ id: newId(), userId, tokenHash: hashToken(token), requireSession: true, expiresAt, userAgent: origin.userAgent?.slice(0, 256) });
+    .values({ id: newId(), userId, tokenHash: hashToken(token), requireSession: true, lastUsedAt: new Date(), expiresAt, userAgent: origin.userAgent?.slice(0, 256) });
   return token;
 }
 

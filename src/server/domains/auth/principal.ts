@@ -66,7 +66,8 @@ export function actorOf(found: LiveSession): UserActor {
 }
 
 async function touchSession(db: Database, session: SessionRow, sessionDays: number): Promise<void> {
-  if (Date.now() - session.lastUsedAt.getTime() < touchEveryMs) return;
+  // An API token's first request is always recorded (never used until then: null).
+  if (session.lastUsedAt && Date.now() - session.lastUsedAt.getTime() < touchEveryMs) return;
   const now = new Date();
   const expiresAt = session.requireSession ? new Date(now.getTime() + sessionDays * 86_400_000) : session.expiresAt;
   await db.update(sessions).set({ lastUsedAt: now, expiresAt }).where(eq(sessions.id, session.id));

@@ -51,7 +51,7 @@ function describeSessionItem(row: SessionRow, currentSessionId: string): Session
     title: row.title,
     started: row.createdAt.toISOString(),
     lastAuth: row.lastAuthAt.toISOString(),
-    lastUsed: row.lastUsedAt.toISOString(),
+    lastUsed: row.lastUsedAt?.toISOString() ?? null,
     expiration: row.expiresAt?.toISOString() ?? null,
     requireSession: row.requireSession,
     isCurrent: row.id === currentSessionId,
