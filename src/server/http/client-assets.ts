@@ -68,7 +68,7 @@ export function clientRoutes<Bundle extends HtmlImport>(htmlImport: Bundle, opti
   if (options.development && !htmlImport.files?.length) return { '/*': htmlImport };
   let building: Promise<ClientBundle> | undefined;
   const bundle = () => {
-    building ??= bundleFromHtmlImport(htmlImport).then((embedded) => embedded ?? buildClientFromSource());
+    building ??= bundleFromHtmlImport(htmlImport).then((embedded) => embedded ?? buildClientFromSource(options.log));
     building.catch(() => (building = undefined));
     return building;
   };
