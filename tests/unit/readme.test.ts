@@ -35,7 +35,7 @@ describe('README settings table', () => {
   });
 
   test('the --help list (configVariables) names exactly the variables read', () => {
-    expect(configVariables.map(([name]) => name).sort()).toEqual([...readVariableNames].sort());
+    expect(configVariables.map(([name]): string => name).sort()).toEqual([...readVariableNames].sort());
   });
 });
 
