@@ -1,5 +1,5 @@
 /**
- * The Cartridge cloud-play host agent (Node >= 20): `node cloudhost.js --server URL --token-file FILE
+ * The Cartridge cloud-play host agent (Node >= 22): `node cloudhost.js --server URL --token-file FILE
  * --capacity N --work-dir DIR`. See docs/en/cloud-play-hosts.md.
  */
 import { readFileSync } from 'node:fs';

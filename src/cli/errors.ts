@@ -17,13 +17,30 @@ export const exitCodeHelp = `Exit codes:
   2  not signed in, wrong or expired token, or not allowed (role lacks the action)
   3  project, branch, version or package not found (private things you cannot see are not found too)
   4  package refused before upload: no --tags (without --allow-untagged), or checks warned with --strict
-  5  network or server failure after retries (or a refusal such as a quota limit, or the server out of storage space)`;
+  5  network or server failure after retries (or a refusal such as a quota limit, or the server out of storage space)
+With --json a failure is one line of JSON on stderr: {"code","message","details","exitCode"}.`;
 
-/** A failure that ends the command with a message and an exit code. */
+/** The code a CliError carries by default: a spec §8 code where one fits, else the CLI's own. */
+const defaultCodes: Record<ExitCode, string> = {
+  [exitCodes.ok]: 'ok',
+  [exitCodes.usage]: 'bad_param',
+  [exitCodes.auth]: 'unauthorized',
+  [exitCodes.notFound]: 'not_found',
+  [exitCodes.checksFailed]: 'checks_failed',
+  [exitCodes.server]: 'unexpected_error',
+};
+
+export type CliErrorOptions = { code?: string; details?: unknown };
+
+/** A failure that ends the command with a message and an exit code (and a code for --json). */
 export class CliError extends Error {
-  constructor(readonly exitCode: ExitCode, message: string) {
+  readonly code: string;
+  readonly details: unknown;
+  constructor(readonly exitCode: ExitCode, message: string, options: CliErrorOptions = {}) {
     super(message);
     this.name = 'CliError';
+    this.code = options.code ?? defaultCodes[exitCode];
+    this.details = options.details;
   }
 }
 
@@ -43,14 +60,22 @@ export function exitCodeOfServerError(status: number, code: string | undefined):
   return exitCodes.server;
 }
 
-/** Any thrown thing → the exit code and message the CLI prints. */
-export function describeFailure(error: unknown): { exitCode: ExitCode; message: string } {
-  if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
-  if (error instanceof TriedFewTimesError) return { exitCode: exitCodes.server, message: error.message };
+export type Failure = { code: string; message: string; details: unknown; exitCode: ExitCode };
+
+/** Any thrown thing → what the CLI prints: the message (or, with --json, all four fields) and the exit code. */
+export function describeFailure(error: unknown): Failure {
+  if (error instanceof CliError) return { code: error.code, message: error.message, details: error.details ?? null, exitCode: error.exitCode };
+  if (error instanceof TriedFewTimesError) return { code: error.code, message: error.message, details: { last: error.last.code, status: error.last.status || null }, exitCode: exitCodes.server };
   if (error instanceof ApiError) {
     // Ctrl-C: the reason the signal was aborted with ('interrupted').
-    if (error.code === 'request_aborted' && error.cause instanceof Error) return { exitCode: exitCodes.server, message: error.cause.message };
-    return { exitCode: exitCodeOfServerError(error.status, error.code), message: `${error.summary} (${error.code})` };
+    if (error.code === 'request_aborted' && error.cause instanceof Error) return { code: error.code, message: error.cause.message, details: null, exitCode: exitCodes.server };
+    return { code: error.code, message: `${error.summary} (${error.code})`, details: error.details ?? null, exitCode: exitCodeOfServerError(error.status, error.code) };
   }
-  return { exitCode: exitCodes.server, message: error instanceof Error ? error.message : String(error) };
+  return { code: 'unexpected_error', message: error instanceof Error ? error.message : String(error), details: null, exitCode: exitCodes.server };
+}
+
+/** With --json a failure is one JSON object on one line of stderr, so a script parses it like the result. */
+export function failureText(failure: Failure, json: boolean): string {
+  if (json) return `${JSON.stringify({ code: failure.code, message: failure.message, details: failure.details, exitCode: failure.exitCode })}\n`;
+  return `cartridge: ${failure.message}\n`;
 }

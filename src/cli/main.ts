@@ -2,10 +2,14 @@ import { runDownload, downloadUsage } from './commands/download.ts';
 import { loginUsage, runLogin, runLogout } from './commands/login.ts';
 import { pushUsage, runPush } from './commands/push.ts';
 import { runStatus, statusUsage } from './commands/status.ts';
-import { describeFailure, exitCodeHelp, exitCodes } from './errors.ts';
+import { CliError, describeFailure, exitCodeHelp, exitCodes, failureText } from './errors.ts';
 import { completeIo, processIo, type CliIo } from './io.ts';
+import { cliVersion } from './version.ts';
 
 export const usage = `cartridge: command-line client for Cartridge
+
+cartridge --version, -V
+  Prints the version of this client.
 
 ${loginUsage}
 
@@ -27,6 +31,9 @@ ${exitCodeHelp}`;
 export async function main(argv: string[], partialIo: Partial<CliIo> = {}): Promise<number> {
   const io = completeIo(partialIo);
   const [command, ...rest] = argv;
+  // Options end at '--'; what follows is positional even when it reads --json.
+  const end = argv.indexOf('--');
+  const json = (end === -1 ? argv : argv.slice(0, end)).includes('--json');
   try {
     switch (command) {
       case 'login':
@@ -39,6 +46,10 @@ export async function main(argv: string[], partialIo: Partial<CliIo> = {}): Prom
         return await runDownload(rest, io);
       case 'status':
         return await runStatus(rest, io);
+      case '--version':
+      case '-V':
+        io.stdout(`cartridge ${cliVersion}\n`);
+        return exitCodes.ok;
       case 'help':
       case '--help':
       case '-h':
@@ -48,12 +59,13 @@ export async function main(argv: string[], partialIo: Partial<CliIo> = {}): Prom
         io.stderr(`${usage}\n`);
         return exitCodes.usage;
       default:
+        if (json) throw new CliError(exitCodes.usage, `unknown command ${command}`);
         io.stderr(`cartridge: unknown command ${command}\n\n${usage}\n`);
         return exitCodes.usage;
     }
   } catch (error) {
     const failure = describeFailure(error);
-    io.stderr(`${io.isTTY ? '\n' : ''}cartridge: ${failure.message}\n`);
+    io.stderr(`${io.isTTY ? '\n' : ''}${failureText(failure, json)}`);
     return failure.exitCode;
   }
 }

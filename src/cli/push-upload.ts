@@ -64,10 +64,11 @@ export async function uploadPackage(context: Context, request: PackageRequest): 
         if (!quiet) io.stderr('resolving the patch on the server...\n');
       }
     },
-    onPart: (descriptor, { resent, totalParts }) => {
+    onPart: (descriptor, { resent, acknowledgedParts, totalParts }) => {
       if (!resent) return;
       sentBytes += descriptor.size;
-      if (!io.isTTY && !quiet) io.stderr(`part ${descriptor.part} acknowledged (${state.upload?.parts.length ?? 0}/${totalParts})\n`);
+      // The session's own count, taken as this part settled: the record's list is shared by parts still saving.
+      if (!io.isTTY && !quiet) io.stderr(`part ${descriptor.part} acknowledged (${acknowledgedParts}/${totalParts})\n`);
       progress?.update(alreadyBytes + sentBytes);
     },
     onNotice: (message) => io.stderr(`${message}\n`),

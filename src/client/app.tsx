@@ -7,7 +7,7 @@ import { DialogProvider } from './dialogs/dialog-provider.tsx';
 import { AuthProvider, useAuth } from './lib/auth/auth.tsx';
 import { toDisplayError } from './lib/errors.ts';
 import { LanguageProvider } from './lib/i18n/index.ts';
-import { matchPathname } from './lib/router/match.ts';
+import { matchPathname } from '../shared/routes/match.ts';
 import { createTrpcClient, trpc } from './lib/trpc.ts';
 import { auth_checking } from './paraglide/messages/auth_checking.js';
 import { auth_session_error_text } from './paraglide/messages/auth_session_error_text.js';

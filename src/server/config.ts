@@ -334,6 +334,9 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** The names of every variable loadConfig reads (the README's settings table must list each: tests/unit/readme.test.ts). */
+export const readVariableNames: readonly string[] = Object.keys(environmentSchema.shape);
+
 /** Parses the environment; throws ConfigError with one line naming the variable at fault. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // An empty value means unset, except where empty is a meaningful choice (no default privileges).

@@ -1,6 +1,6 @@
 /**
  * Builds dist/cloudhost.js: the cloud-play host agent (cloudhost/src) with werift, x11 and the shared
- * code in one ES module file for Node >= 20 (`node dist/cloudhost.js --help`), then runs its --help
+ * code in one ES module file for Node >= 22 (`node dist/cloudhost.js --help`), then runs its --help
  * under node as a smoke test.
  *
  *   bun src/tools/build-cloudhost.ts [--outfile path]
@@ -23,7 +23,7 @@ const result = await Bun.build({
   minify: { syntax: true, whitespace: true },
   sourcemap: 'none',
   define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-  banner: '// Cartridge cloud-play host agent (cloudhost/src), built by src/tools/build-cloudhost.ts. Node >= 20.',
+  banner: '// Cartridge cloud-play host agent (cloudhost/src), built by src/tools/build-cloudhost.ts. Node >= 22.',
 });
 if (!result.success) {
   for (const log of result.logs) console.error(log);

@@ -12,7 +12,7 @@
  *   when its storage plugin cannot be loaded (a wrong `modules` path in project.inlang/settings.json)
  *   and then emits no messages at all.
  *
- *   bun src/tools/i18n-compile.ts [--quiet] [--force]
+ *   bun src/tools/i18n-compile.ts [--quiet] [--force]   (--quiet: silent only while up to date)
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -108,7 +108,7 @@ function declareMessages(outdir: string): void {
 export type CompileResult = { messages: number; skipped: boolean; milliseconds: number };
 
 /** Compiles the project unless its inputs are unchanged; throws when no or too few messages come out. */
-export async function compileMessages(options: { force?: boolean; paths?: CompilePaths } = {}): Promise<CompileResult> {
+export async function compileMessages(options: { force?: boolean; paths?: CompilePaths; onCompile?: () => void } = {}): Promise<CompileResult> {
   const started = performance.now();
   const { project, locales, outdir } = options.paths ?? defaultPaths;
   const hashFile = join(outdir, '.inputs-hash');
@@ -126,6 +126,7 @@ export async function compileMessages(options: { force?: boolean; paths?: Compil
     }
     throw new Error('@inlang/paraglide-js is not installed (a dev dependency): run npm install');
   }
+  options.onCompile?.();
   const previous = new Map(
     runtimeFiles.map((name) => [name, { js: readIfExists(join(outdir, name)), dts: readIfExists(join(outdir, name.replace(/\.js$/, '.d.ts'))) }]),
   );
@@ -171,8 +172,13 @@ export async function compileMessages(options: { force?: boolean; paths?: Compil
 
 if (import.meta.main) {
   try {
-    const result = await compileMessages({ force: process.argv.includes('--force') });
-    if (!process.argv.includes('--quiet')) {
+    // --quiet says nothing while the output is up to date; a compile (a first start: ≈ 20 s) is told.
+    const quiet = process.argv.includes('--quiet');
+    const result = await compileMessages({
+      force: process.argv.includes('--force'),
+      onCompile: () => console.log('i18n: compiling the translations of locales/ (a first start or changed locales: about 20 s)...'),
+    });
+    if (!quiet || !result.skipped) {
       console.log(`i18n: ${result.skipped ? 'up to date' : 'compiled'}: ${result.messages} messages in src/client/paraglide (${result.milliseconds} ms)`);
     }
   } catch (error) {

@@ -66,9 +66,10 @@ describe('the process surface', () => {
   });
 
   test('the client is served at / and for deep links', async () => {
-    for (const path of ['/', '/projects/some-project/branches/main', '/me']) {
+    // A deep link to a project nobody can see is the shell too, answered 404 (issue 29: no soft 404).
+    for (const [path, status] of [['/', 200], ['/docs/en/api', 200], ['/projects/some-project/branches/main', 404], ['/me', 200]] as const) {
       const response = await server.fetch(path);
-      expect(response.status).toBe(200);
+      expect(response.status).toBe(status);
       expect(response.headers.get('content-type')).toContain('text/html');
       expect(await response.text()).toContain('<div id="root">');
     }

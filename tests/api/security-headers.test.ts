@@ -21,9 +21,15 @@ function expectBase(response: Response): void {
 }
 
 describe('the web client', () => {
-  test.each(['/', '/store/projects/x', '/me', '/projects/a/branches/b'])('%s: strict CSP without inline script, no framing', async (path) => {
+  // Pages of nothing (an unknown store page or project) are 404 with the same shell and headers (issue 29).
+  test.each([
+    ['/', 200],
+    ['/store/projects/x', 404],
+    ['/me', 200],
+    ['/projects/a/branches/b', 404],
+  ])('%s: strict CSP without inline script, no framing', async (path, status) => {
     const response = await server.fetch(path);
-    expect(response.status).toBe(200);
+    expect(response.status).toBe(status);
     expectBase(response);
     const policy = response.headers.get('content-security-policy')!;
     const directives = new Map(policy.split(/;\s*/).map((item) => [item.split(' ')[0], item.split(' ').slice(1)]));

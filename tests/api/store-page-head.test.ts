@@ -241,7 +241,8 @@ describe('special characters', () => {
 describe('what the store does not show', () => {
   test('a private project gets the generic shell, byte for byte the unknown project’s, for visitors and its own owner', async () => {
     const unknown = await served('/store/no-such-project');
-    expect(unknown.response.status).toBe(200);
+    // Not found, said in the status too (issue 29: no soft 404 for search engines to index).
+    expect(unknown.response.status).toBe(404);
     expect(unknown.document.title).toBe('Cartridge');
     expect(metaOf(unknown.document, 'description')).toBeNull();
     expect(canonicalOf(unknown.document)).toBeNull();
@@ -285,9 +286,12 @@ describe('what the store does not show', () => {
       `/store/${game.project.id}/${game.branch}/no-package/play`,
       `/store/${game.project.id}/extra/segments`,
     ];
+    // Pages of a listed package (one that cannot be played in the browser says so on its page) are
+    // found; everything else is 404 (tests/api/page-status.test.ts).
+    const listed = [`/store/${game.project.id}/${game.branch}/${game.packages.linux}/play`, `/store/${game.project.id}/${game.branch}/${game.packages.web}/cloud-play`];
     for (const path of paths) {
       const response = await server.fetch(path);
-      expect(response.status).toBe(200);
+      expect({ path, status: response.status }).toEqual({ path, status: listed.includes(path) ? 200 : 404 });
       expect(await response.text()).toBe(generic);
     }
   });

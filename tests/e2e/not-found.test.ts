@@ -12,12 +12,14 @@ afterAll(async () => {
 
 const causes = [en('not_found_deleted'), en('not_found_no_access'), en('not_found_bad_link')];
 
-for (const path of ['/no/such/page-xyz', '/%E0%A4%A', '/me/extra', '/docs', '/experiment/x/y', '/a//b']) {
+// Issue 29: the status says it too (404, not a soft 404 that search engines index), for unknown
+// paths and for store and project pages of nothing this visitor may see.
+for (const path of ['/no/such/page-xyz', '/%E0%A4%A', '/me/extra', '/docs', '/experiment/x/y', '/a//b', '/store/nonexistent', '/projects/nonexistent', '/docs/en/no-such-page']) {
   test(`not found: ${path}`, async () => {
     const { page, context } = await e2e.open();
     const problems = watchConsole(page);
     const response = await page.goto(path, { waitUntil: 'domcontentloaded' });
-    expect(response?.status()).toBeLessThan(500);
+    expect(response?.status()).toBe(404);
     await visit(page, path, 'page_not_found');
     expect(await page.locator('main h1').textContent()).toBe(en('not_found_title'));
     expect(await page.title()).toBe(`${en('not_found_title')} - Cartridge`);
@@ -29,6 +31,16 @@ for (const path of ['/no/such/page-xyz', '/%E0%A4%A', '/me/extra', '/docs', '/ex
     await context.close();
   }, 30_000);
 }
+
+test('a known page answers 200 and shows its screen', async () => {
+  const { page, context } = await e2e.open();
+  for (const [path, screen] of [['/store', 'page_store_index'], ['/docs/en/', 'page_docs'], ['/', 'page_home']] as const) {
+    const response = await page.goto(path, { waitUntil: 'domcontentloaded' });
+    expect(response?.status()).toBe(200);
+    await visit(page, path, screen);
+  }
+  await context.close();
+}, 30_000);
 
 test('the not-found page leads back home', async () => {
   const { page, context } = await e2e.open();

@@ -14,6 +14,11 @@ export type TestProxy = {
   partsSent: number[];
   /** Delay before each part upload is forwarded (ms). */
   partDelayMs: number;
+  /**
+   * Hold each part upload's answer until every part upload in flight has its answer, then send them
+   * all at once: parallel parts are acknowledged in the same moment (races in their bookkeeping show).
+   */
+  answerPartsTogether: boolean;
   /** Answer 503 to the next `count` requests whose method and path match. */
   fail(method: string, path: RegExp, count: number): void;
   /** Forget every failure rule. */
@@ -32,6 +37,7 @@ export function startTestProxy(target = ''): TestProxy {
     partRequests: 0,
     partsSent: [],
     partDelayMs: 0,
+    answerPartsTogether: false,
     fail: (method, path, count) => void rules.push({ method, path, count }),
     clear: () => void rules.splice(0),
     reset: () => {
@@ -40,6 +46,24 @@ export function startTestProxy(target = ''): TestProxy {
       proxy.partsSent = [];
     },
     stop: () => server.stop(true),
+  };
+  let partsInFlight = 0;
+  let heldAnswers: (() => void)[] = [];
+  /** Resolves when every part upload in flight has come back from the server (answerPartsTogether). */
+  const releaseWhenAllAnswered = () => {
+    if (heldAnswers.length === 0 || heldAnswers.length < partsInFlight) return;
+    const release = heldAnswers;
+    heldAnswers = [];
+    for (const resolve of release) resolve();
+  };
+  const partAnswered = (): Promise<void> => {
+    const answered = new Promise<void>((resolve) => heldAnswers.push(resolve));
+    releaseWhenAllAnswered();
+    return answered;
+  };
+  const partDone = () => {
+    partsInFlight -= 1;
+    releaseWhenAllAnswered();
   };
   const server = Bun.serve({
     port: 0,
@@ -53,7 +77,9 @@ export function startTestProxy(target = ''): TestProxy {
         rule.count -= 1;
         return new Response('flaky', { status: 503 });
       }
-      if (request.method === 'PUT' && incoming.pathname.startsWith('/api/uploads/')) {
+      const isPart = request.method === 'PUT' && incoming.pathname.startsWith('/api/uploads/');
+      if (isPart) {
+        partsInFlight += 1;
         proxy.partRequests += 1;
         proxy.partsSent.push(Number(incoming.searchParams.get('part')));
         proxy.partBytes += body?.byteLength ?? 0;
@@ -61,7 +87,13 @@ export function startTestProxy(target = ''): TestProxy {
       }
       const headers = new Headers(request.headers);
       headers.delete('host');
-      const response = await fetch(`${proxy.target}${incoming.pathname}${incoming.search}`, { method: request.method, headers, body, redirect: 'manual' });
+      let response: Response;
+      try {
+        response = await fetch(`${proxy.target}${incoming.pathname}${incoming.search}`, { method: request.method, headers, body, redirect: 'manual' });
+        if (isPart && proxy.answerPartsTogether) await partAnswered();
+      } finally {
+        if (isPart) partDone();
+      }
       // fetch has decoded the body: its encoding and length no longer hold (Bun sets the new length).
       const answer = new Headers(response.headers);
       answer.delete('content-encoding');

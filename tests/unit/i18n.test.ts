@@ -93,6 +93,13 @@ describe('language switch', () => {
 });
 
 describe('compile guard', () => {
+  test('an up-to-date output is not compiled again, and nothing is told', async () => {
+    let told = 0;
+    const result = await compileMessages({ onCompile: () => (told += 1) });
+    expect(result.skipped).toBe(true);
+    expect(told).toBe(0);
+  });
+
   test('a wrong plugin path fails the compile instead of emitting nothing', async () => {
     const { mkdtempSync, mkdirSync, rmSync, writeFileSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
@@ -112,7 +119,10 @@ describe('compile guard', () => {
       writeFileSync(join(root, 'locales', 'en.json'), JSON.stringify({ hello: 'Hello' }));
       writeFileSync(join(root, 'locales', 'de.json'), JSON.stringify({ hello: 'Hallo' }));
       const paths = { project: join(root, 'project.inlang'), locales: join(root, 'locales'), outdir: join(root, 'out') };
-      await expect(compileMessages({ paths })).rejects.toThrow(/compiled 0 messages/);
+      let told = 0;
+      await expect(compileMessages({ paths, onCompile: () => (told += 1) })).rejects.toThrow(/compiled 0 messages/);
+      // A compile that runs is told before it starts (`npm start`'s --quiet prestart says what the wait is).
+      expect(told).toBe(1);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test';
-import { matchPathname, parsePathname, type Route } from '../../src/client/lib/router/match.ts';
+import { matchPathname, parsePathname, type Route } from '../../src/shared/routes/match.ts';
 
 const routes: Route<string>[] = [
   { segment: '', view: 'home' },
@@ -78,5 +78,34 @@ describe('matchPathname', () => {
   });
   test('a parameter never captures an empty segment', () => {
     expect(matchPathname(routes, '/projects//branches/x')).toBeUndefined();
+  });
+});
+
+describe('the app route table (shared by the client and the server page status)', () => {
+  test('every spec §2 screen path matches its screen', async () => {
+    const { appRoutes } = await import('../../src/shared/routes/app-routes.ts');
+    const cases: [string, string | undefined][] = [
+      ['/', 'home'],
+      ['/login', 'signIn'],
+      ['/docs/en/', 'docs'],
+      ['/docs/en/api', 'docs'],
+      ['/projects', 'projectsList'],
+      ['/projects/p', 'projectOverview'],
+      ['/projects/p/manage', 'projectManage'],
+      ['/projects/p/branches/b', 'branch'],
+      ['/projects/p/branches/b/versions/v', 'version'],
+      ['/projects/p/branches/b/versions/v/packages/k/cloud-play', 'packageCloudPlay'],
+      ['/projects/p/versions/v/packages/k', 'package'],
+      ['/projects/p/packages/k/play', 'packagePlay'],
+      ['/store', 'storeIndex'],
+      ['/store/p', 'storeProject'],
+      ['/store/p/b/k/play', 'storePlay'],
+      ['/store/p/b/k/cloud-play', 'storeCloudPlay'],
+      ['/local', 'local'],
+      ['/invite', 'invite'],
+      ['/admin', 'admin'],
+    ];
+    for (const [path, screen] of cases) expect({ path, screen: matchPathname(appRoutes, path)?.view as string | undefined }).toEqual({ path, screen });
+    for (const path of ['/docs', '/store/p/b', '/store/p/b/k', '/projects/p/branches', '/projects/p/packages/k/other']) expect(matchPathname(appRoutes, path)).toBeUndefined();
   });
 });

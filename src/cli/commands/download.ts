@@ -64,7 +64,7 @@ export async function runDownload(args: string[], io: CliIo): Promise<number> {
   const url = await downloadUrl(api, project.id, chosen.id, format === 'zip' ? 'zip' : undefined);
   // The signed URL is its own authorisation: fetched without the bearer, once (a half-written file is not resumed).
   const response = await api.fetchFile(url, { retry: false }).catch((error: unknown) => {
-    if (error instanceof ApiError && error.code !== 'request_aborted') throw new CliError(exitCodes.server, `download failed: ${error.status ? `HTTP ${error.status}` : error.message}`);
+    if (error instanceof ApiError && error.code !== 'request_aborted') throw new CliError(exitCodes.server, `download failed: ${error.status ? `HTTP ${error.status}` : error.message}`, { code: error.code, details: { status: error.status || null } });
     throw error;
   });
   if (!response.body) throw new CliError(exitCodes.server, `download failed: HTTP ${response.status} without a body`);

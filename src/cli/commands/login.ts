@@ -37,7 +37,7 @@ export async function runLogin(args: string[], io: CliIo): Promise<number> {
     me = await api.call(routes.me.get);
   } catch (error) {
     if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
-      throw new CliError(exitCodes.auth, `the server refused the token (${error.code ?? error.status})`);
+      throw new CliError(exitCodes.auth, `the server refused the token (${error.code ?? error.status})`, { code: error.code, details: error.details });
     }
     throw error;
   }

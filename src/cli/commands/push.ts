@@ -97,7 +97,7 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   if (entrypoint) setEntrypoint(folder.tree, entrypoint);
   const warnings = checkPackage({ tree: folder.tree, tags, entrypoint, programs });
   for (const warning of warnings) log(`warning: ${describeWarning(warning)}${warning.fix ? ` (fix: ${describeFix(warning.fix)})` : ''}`);
-  if (values.strict && warnings.length > 0) throw new CliError(exitCodes.checksFailed, `${warnings.length} package check(s) failed (--strict)`);
+  if (values.strict && warnings.length > 0) throw new CliError(exitCodes.checksFailed, `${warnings.length} package check(s) failed (--strict)`, { details: { warnings: warnings.map((warning) => warning.code) } });
   // An untagged package is found by nothing that picks packages by tags (the store, play, cloud play,
   // the next push's patch base) and would sit beside the tagged ones of the branch.
   if (tags.length === 0 && !values['allow-untagged']) {
@@ -108,7 +108,7 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   const api = createCliApi({ server: credentials.server, token: credentials.token, io, retryDelayMs: retryDelayOf(io.env) });
   const project = await findProject(api, target.project);
   if (project.userPossibleActions && !project.userPossibleActions.includes('publishVersion')) {
-    throw new CliError(exitCodes.auth, `your role in ${project.title} cannot publish versions (insufficient_privileges)`);
+    throw new CliError(exitCodes.auth, `your role in ${project.title} cannot publish versions (insufficient_privileges)`, { code: 'insufficient_privileges' });
   }
   const branch = await findBranch(api, project, target.branch!);
   const current = await currentPackages(api, project.id, branch.currentVersion?.version);

@@ -1,5 +1,6 @@
 import { lazy, type ComponentType } from 'react';
-import type { Route } from '../lib/router/match.ts';
+import { appRoutes, bindRoutes, type ScreenName } from '../../shared/routes/app-routes.ts';
+import type { Route } from '../../shared/routes/match.ts';
 import HomePage from './home/home-page.tsx';
 
 export type ViewProps = { params: Record<string, string> };
@@ -34,109 +35,36 @@ const AdminPage = lazy(() => import('./admin/admin-page.tsx'));
 const OauthPage = lazy(() => import('./oauth/oauth-page.tsx'));
 const LocalPage = lazy(() => import('./local/local-page.tsx'));
 
-/** packages/{package} with its play and cloud-play subpaths; reached from the project, a version or a branch's version. */
-const packageRoutes: Route<RouteView> = {
-  segment: 'packages',
-  children: [
-    {
-      segment: ':package',
-      children: [
-        { segment: '', view: { component: PackagePage } },
-        { segment: 'play', view: { component: PackagePlayPage } },
-        { segment: 'cloud-play', view: { component: PackageCloudPlayPage } },
-      ],
-    },
-  ],
-};
-/** projects/{project}/packages: the project's packages screen, then each package's routes. */
-const projectPackageRoutes: Route<RouteView> = {
-  segment: 'packages',
-  children: [{ segment: '', view: { component: PackagesPage } }, ...packageRoutes.children!],
-};
 export const RequiredSignInPage = lazy(() => import('./sign-in/required-sign-in-page.tsx'));
 export const NotFoundPage = lazy(() => import('./not-found/not-found-page.tsx'));
 
+/** The page of each screen of the shared table (src/shared/routes/app-routes.ts). */
+const screens: Record<ScreenName, RouteView> = {
+  home: { component: HomePage },
+  // Reachable without signing in: the sign-in screens and spec §2's 'oauth' callback they finish.
+  signIn: { component: SignInPage, public: true },
+  register: { component: RegisterPage, public: true },
+  oauth: { component: OauthPage, public: true },
+  me: { component: MePage },
+  docs: { component: DocsPage },
+  experiment: { component: ExperimentPage },
+  projectsList: { component: ProjectsListPage },
+  projectOverview: { component: ProjectOverviewPage },
+  projectManage: { component: ManagePage },
+  branch: { component: BranchPage },
+  version: { component: VersionPage },
+  projectPackages: { component: PackagesPage },
+  package: { component: PackagePage },
+  packagePlay: { component: PackagePlayPage },
+  packageCloudPlay: { component: PackageCloudPlayPage },
+  storeIndex: { component: StoreIndexPage },
+  storeProject: { component: StoreProjectPage },
+  storePlay: { component: StorePlayPage },
+  storeCloudPlay: { component: StoreCloudPlayPage },
+  local: { component: LocalPage },
+  invite: { component: InvitePage },
+  admin: { component: AdminPage },
+};
+
 /** Spec §2 routes. */
-export const routes: Route<RouteView>[] = [
-  { segment: '', view: { component: HomePage } },
-  { segment: 'login', view: { component: SignInPage, public: true } },
-  { segment: 'register', view: { component: RegisterPage, public: true } },
-  // Spec §2 'oauth': the external sign-in callback, public like the sign-in screens it finishes.
-  { segment: 'oauth', view: { component: OauthPage, public: true } },
-  { segment: 'me', view: { component: MePage } },
-  {
-    segment: 'docs',
-    children: [
-      {
-        segment: ':lang',
-        children: [
-          { segment: '', view: { component: DocsPage } },
-          { segment: ':page', view: { component: DocsPage } },
-        ],
-      },
-    ],
-  },
-  { segment: 'experiment', view: { component: ExperimentPage } },
-  {
-    segment: 'projects',
-    children: [
-      { segment: '', view: { component: ProjectsListPage } },
-      {
-        segment: ':project',
-        children: [
-          { segment: '', view: { component: ProjectOverviewPage } },
-          { segment: 'manage', view: { component: ManagePage } },
-          {
-            segment: 'branches',
-            children: [
-              {
-                segment: ':branch',
-                children: [
-                  { segment: '', view: { component: BranchPage } },
-                  {
-                    segment: 'versions',
-                    children: [{ segment: ':version', children: [{ segment: '', view: { component: VersionPage } }, packageRoutes] }],
-                  },
-                ],
-              },
-            ],
-          },
-          { segment: 'versions', children: [{ segment: ':version', children: [{ segment: '', view: { component: VersionPage } }, packageRoutes] }] },
-          projectPackageRoutes,
-        ],
-      },
-    ],
-  },
-  {
-    segment: 'store',
-    children: [
-      // The store index (issue 19; spec §2 left it 'in development'): a grid of covers, searchable.
-      { segment: '', view: { component: StoreIndexPage } },
-      {
-        segment: ':project',
-        children: [
-          { segment: '', view: { component: StoreProjectPage } },
-          // store/{project}/{branch}/{package}/play and .../cloud-play
-          {
-            segment: ':branch',
-            children: [
-              {
-                segment: ':package',
-                children: [
-                  { segment: 'play', view: { component: StorePlayPage } },
-                  { segment: 'cloud-play', view: { component: StoreCloudPlayPage } },
-                ],
-              },
-            ],
-          },
-        ],
-      },
-    ],
-  },
-  // The local app: installed packages and root folders (spec §2 'local').
-  { segment: 'local', view: { component: LocalPage } },
-  // The invite token travels in the query (?token=...).
-  { segment: 'invite', view: { component: InvitePage } },
-  // Spec §2's unlisted admin path: instance administrators only (others see not found).
-  { segment: 'admin', view: { component: AdminPage } },
-];
+export const routes: Route<RouteView>[] = bindRoutes(appRoutes, (name) => screens[name]);

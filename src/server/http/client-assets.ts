@@ -23,6 +23,12 @@ export type ClientRouteOptions = {
    * object for the same head (it keeps them): its page's bytes, and their gzip, are made once.
    */
   pageHead?: (request: Request, url: URL) => Promise<PageHead>;
+  /**
+   * The status of the page a request asks for: 404 where its screen says "not found" (an unknown path,
+   * a private or unknown project: domains/pages/page-status.service.ts), so crawlers index no soft 404.
+   * The body is the same app shell either way. A failure is logged and answered 200.
+   */
+  pageStatus?: (request: Request, url: URL) => Promise<number>;
 };
 
 /**
@@ -68,7 +74,7 @@ export function clientRoutes<Bundle extends HtmlImport>(htmlImport: Bundle, opti
   if (options.development && !htmlImport.files?.length) return { '/*': htmlImport };
   let building: Promise<ClientBundle> | undefined;
   const bundle = () => {
-    building ??= bundleFromHtmlImport(htmlImport).then((embedded) => embedded ?? buildClientFromSource());
+    building ??= bundleFromHtmlImport(htmlImport).then((embedded) => embedded ?? buildClientFromSource(options.log));
     building.catch(() => (building = undefined));
     return building;
   };
@@ -104,7 +110,14 @@ export function clientRoutes<Bundle extends HtmlImport>(htmlImport: Bundle, opti
       // The policy hashes the shell's own inline script; a head adds only data (JSON-LD), never a script.
       page ??= { html: built.indexHtml, policy: clientPagePolicy(options.config, inlineScriptHashes(built.indexHtml)), parts: shellPartsOf(built.indexHtml) };
       const headers: Record<string, string> = { ...security, 'content-type': 'text/html;charset=utf-8', 'cache-control': 'no-cache', 'content-security-policy': page.policy };
-      if (!options.pageHead || !page.parts) return new Response(page.html, { headers });
+      const statusOf = options.pageStatus;
+      const status = statusOf
+        ? statusOf(request, url).catch((error: unknown) => {
+            options.log.error('finding the page status failed; answered 200', { path, error: String(error) });
+            return 200;
+          })
+        : Promise.resolve(200);
+      if (!options.pageHead || !page.parts) return new Response(page.html, { headers, status: await status });
       // The head speaks the address's ?lang= or else the browser's language.
       headers.vary = 'accept-language, accept-encoding';
       let head: PageHead | undefined;
@@ -112,15 +125,15 @@ export function clientRoutes<Bundle extends HtmlImport>(htmlImport: Bundle, opti
         head = await options.pageHead(request, url);
       } catch (error) {
         options.log.error('writing the page head failed; the shell is sent as built', { path, error: String(error) });
-        return new Response(page.html, { headers });
+        return new Response(page.html, { headers, status: await status });
       }
       let bytes = pages.get(head);
       if (!bytes) pages.set(head, (bytes = { plain: new TextEncoder().encode(withHead(page.parts, head)), gzip: undefined }));
       if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) {
         bytes.gzip ??= Bun.gzipSync(bytes.plain, { level: 9 });
-        return new Response(bytes.gzip, { headers: { ...headers, 'content-encoding': 'gzip' } });
+        return new Response(bytes.gzip, { headers: { ...headers, 'content-encoding': 'gzip' }, status: await status });
       }
-      return new Response(bytes.plain, { headers });
+      return new Response(bytes.plain, { headers, status: await status });
     },
   };
 }

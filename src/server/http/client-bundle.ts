@@ -1,4 +1,5 @@
 import { basename, join } from 'node:path';
+import type { Logger } from '../logger.ts';
 
 /** One file of the built client, served at `/${name}`; its name changes with its content. */
 export type ClientAsset = { contentType: string; etag: string; bytes(): Promise<Uint8Array> };
@@ -30,16 +31,25 @@ export async function bundleFromHtmlImport(htmlImport: HtmlImport): Promise<Clie
 /**
  * Builds the client from source the way the binary embeds it (minified, split into hashed chunks,
  * React's production build), in memory. `npm start` and the tests serve this; `npm run dev` keeps
- * Bun's own HTML route for live reload. A build of the whole client takes a few hundred milliseconds.
+ * Bun's own HTML route for live reload. A build of the whole client takes about a second here.
  */
-export function buildClientFromSource(): Promise<ClientBundle> {
+export function buildClientFromSource(log?: Logger): Promise<ClientBundle> {
   // One build per process: the source does not change under a server that is not in development.
-  sourceBuild ??= buildOnce();
+  sourceBuild ??= buildTold(log);
   sourceBuild.catch(() => (sourceBuild = undefined));
   return sourceBuild;
 }
 
 let sourceBuild: Promise<ClientBundle> | undefined;
+
+/** A first `npm start` waits for this build (seconds, up to a minute on a slow machine): the log says so. */
+async function buildTold(log: Logger | undefined): Promise<ClientBundle> {
+  const started = performance.now();
+  log?.info('building the web client from source; pages answer once it is built (up to a minute on a slow machine)');
+  const built = await buildOnce();
+  log?.info('web client built', { seconds: Math.round(performance.now() - started) / 1000 });
+  return built;
+}
 
 async function buildOnce(): Promise<ClientBundle> {
   const result = await Bun.build({

@@ -9,6 +9,7 @@ import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { api, ApiError } from '../../lib/api.ts';
 import { routes } from '../../../shared/api/routes.ts';
 import { subscribeLanguage, useLanguage } from '../../lib/i18n/index.ts';
+import { useScrollToHash } from '../../lib/scroll-to-hash.ts';
 import { NotFound } from '../not-found/not-found-page.tsx';
 import type { ViewProps } from '../routes.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -36,6 +37,8 @@ export default function DocsPage({ params }: ViewProps) {
   });
   const markdown = docs.data?.markdown;
   const html = useMemo(() => (markdown === undefined ? undefined : renderMarkdown(markdown)), [markdown]);
+  // Section links (`/docs/en/scale-out#jobs`): the heading once the page's markdown is on screen.
+  useScrollToHash(html);
   if (docs.error instanceof ApiError && docs.error.code === 'not_found') return <NotFound />;
   const heading = html?.title ?? m.docs_title();
   const crumbs = [homeCrumb(), { label: m.docs_title(), href: `/docs/${encodeURIComponent(lang)}/` }, ...(page === 'index' ? [] : [{ label: heading }])];
@@ -73,6 +76,8 @@ function followInternalLink(event: MouseEvent<HTMLElement>, navigate: (to: strin
   if (!anchor || anchor.target || !anchor.href) return;
   const url = new URL(anchor.href, location.href);
   if (url.origin !== location.origin || /^\/(api|trpc)(\/|$)|^\/health$/.test(url.pathname)) return;
+  // A section of this page: the browser's own jump (it scrolls, sets the address and fires hashchange).
+  if (url.hash && url.pathname === location.pathname && url.search === location.search) return;
   event.preventDefault();
   navigate(url.pathname + url.search + url.hash);
 }
