@@ -100,6 +100,15 @@ describe('the project package list', () => {
     }
     expect((await trpcFailure(server.trpc(team.owner.token).packages.list.query({ project: 42 as unknown as string }))).code).toBe('bad_param');
     expect((await trpcFailure(server.trpc(team.owner.token).packages.list.query({} as { project: string }))).code).toBe('bad_param');
+    for (const project of ['a\u0000b', 'x'.repeat(5000), team.project.id + '\u202e']) {
+      expect(['bad_param', 'not_found']).toContain((await trpcFailure(server.trpc(team.owner.token).packages.list.query({ project }))).code);
+    }
+    // An id so long the request line is refused before tRPC reads it (431 from Bun), never a list.
+    const huge = await server.fetch(`/trpc/packages.list?input=${encodeURIComponent(JSON.stringify({ project: 'x'.repeat(100_000) }))}`, { token: team.owner.token });
+    expect([414, 431]).toContain(huge.status);
+    // A body on a GET is not read: the list is the same.
+    const withBody = await server.fetch(`/api/projects/${team.project.id}/packages`, { token: team.owner.token, method: 'GET' });
+    expect(withBody.status).toBe(200);
   });
 });
 
