@@ -75,7 +75,9 @@ test('details through a branch and version: title, tags, size, start file, trail
   expect(crumbs.slice(-4)).toEqual([team.project.title, 'stable', '1.0.0', 'Linux build']);
   expect(await page.locator('[data-testid="package-tags"] li').allTextContents()).toEqual(['Linux', 'x86']);
   expect(await page.locator('[data-testid="package-size"]').textContent()).toBe(formatSize(linuxPackage.size!, 'en'));
-  expect(await page.locator('[data-testid="package-start-file"]').textContent()).toBe('bin/run.sh');
+  expect(await page.locator('[data-testid="package-start-file"] code').textContent()).toBe('bin/run.sh');
+  // Uploaded without its executable bit, in a Linux package: it would not start (issue 29).
+  expect(await page.getByTestId('package-start-file-not-executable').textContent()).toBe(en('package_page_start_file_not_executable'));
   // Sibling packages of the version, the current one marked.
   const sidebar = page.locator('aside nav', { hasText: en('package_page_sidebar') });
   expect(await sidebar.locator('a').allTextContents()).toEqual(['Linux build', 'Web build']);
@@ -238,6 +240,8 @@ test('Play in browser only for web packages; Install, Launch, Update and Play in
   expect(await launcher('cloud_play').locator('button').isDisabled()).toBe(true);
 
   await openPackage(page, webPackage, { version });
+  // A web build's page needs no executable bit.
+  expect(await page.locator('[data-testid="package-start-file"]').textContent()).toBe('index.html');
   const play = launcher('play').getByRole('link', { name: en('package_page_play_browser'), exact: true });
   expect(await play.getAttribute('href')).toBe(`${packagePath(webPackage, { version })}/play`);
   const webCloud = await launcher('cloud_play').textContent();
