@@ -110,6 +110,27 @@ describe('dialogs', () => {
     await waitFor(() => expect(answer).toBeNull());
   });
 
+  test('prompt with a length limit: at the limit it says so (the browser cuts the rest silently); a problem can show as it opens (issue 29)', async () => {
+    const dialogs = await renderDialogs();
+    let answer: string | null | undefined;
+    act(() => void dialogs.prompt({ title: 'Rename', label: 'Title', initialValue: 'abc', maxLength: 8, initialProblem: 'A branch with this title already exists.' }).then((value) => (answer = value)));
+    const dialog = await body().findByRole('dialog', { name: 'Rename' });
+    const input = within(dialog).getByLabelText('Title') as HTMLInputElement;
+    expect(input.maxLength).toBe(8);
+    expect(within(dialog).getByRole('alert').textContent).toBe('A branch with this title already exists.');
+    expect(input.getAttribute('aria-invalid')).toBe('true');
+    expect(dialog.querySelector('.field_limit')?.textContent).toBe('');
+    fireEvent.change(input, { target: { value: 'abcdefgh' } });
+    // Typing clears the server's problem; at 8 of 8 the note appears.
+    expect(within(dialog).queryByRole('alert')).toBeNull();
+    expect(dialog.querySelector('.field_limit')?.textContent).toBe('Limit reached: at most 8 characters, the rest is cut off.');
+    expect(input.getAttribute('aria-describedby')).toContain(dialog.querySelector('.field_limit')!.id);
+    fireEvent.change(input, { target: { value: 'abcdefg' } });
+    expect(dialog.querySelector('.field_limit')?.textContent).toBe('');
+    fireEvent.submit(input.closest('form')!);
+    await waitFor(() => expect(answer).toBe('abcdefg'));
+  });
+
   test('error: header Error, "Error: {text}." for known codes, unknown codes raw', async () => {
     const dialogs = await renderDialogs();
     act(() => void dialogs.error(new ApiError('name_conflict', 'taken', { status: 409 })));

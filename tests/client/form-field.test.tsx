@@ -77,3 +77,16 @@ test('an empty or absent hint and error render nothing', () => {
   expect(container.querySelectorAll('p')).toHaveLength(0);
   expect(screen.getByLabelText('Name').hasAttribute('aria-invalid')).toBe(false);
 });
+
+test('a length limit: below it an empty live region out of the description; at it a note that describes the control (issue 29)', () => {
+  const { rerender, container } = render(<FormField label="Title" limit={{ length: 3, max: 5 }}>{(control) => <input {...control} maxLength={5} />}</FormField>);
+  const input = screen.getByLabelText('Title');
+  const note = container.querySelector('p.field_limit')!;
+  expect(note.getAttribute('role')).toBe('status');
+  expect(note.textContent).toBe('');
+  expect(input.hasAttribute('aria-describedby')).toBe(false);
+  rerender(<FormField label="Title" hint="Shown on the store page" limit={{ length: 5, max: 5 }}>{(control) => <input {...control} maxLength={5} />}</FormField>);
+  expect(container.querySelector('p.field_limit')?.textContent).toBe('Limit reached: at most 5 characters, the rest is cut off.');
+  expect(container.querySelector('p.field_limit')?.className).toBe('field_hint field_limit');
+  expect(descriptions(screen.getByLabelText('Title'))).toEqual(['Shown on the store page', 'Limit reached: at most 5 characters, the rest is cut off.']);
+});

@@ -132,7 +132,7 @@ test('history pages with Load more (newest first)', async () => {
   await context.close();
 }, 60_000);
 
-test('rename (a taken name is refused) and delete with a danger confirmation', async () => {
+test('rename (a taken name is refused inline, as in New branch) and delete with a danger confirmation', async () => {
   const team = await makeTeam(e2e.server);
   const branch = await newBranch(team, 'old name');
   await newBranch(team, 'taken');
@@ -142,20 +142,32 @@ test('rename (a taken name is refused) and delete with a danger confirmation', a
   await actions(page).getByRole('button', { name: en('branch_rename'), exact: true }).click();
   let dialog = openDialog(page);
   await dialog.waitFor();
-  const input = dialog.getByLabel(en('branch_rename_label'), { exact: true });
+  // Issue 29: the same field as New branch, "Branch title".
+  const input = dialog.getByLabel(en('project_overview_new_branch_label'), { exact: true });
   expect(await input.inputValue()).toBe('old name');
   await input.fill('taken');
   await dialog.getByRole('button', { name: en('branch_rename'), exact: true }).click();
-  await page.locator('dialog[open] [data-error-code="name_conflict"]').waitFor({ timeout: 10_000 });
-  await openDialog(page).getByRole('button', { name: en('dialog_ok'), exact: true }).click();
-  // The prompt comes back with what was typed.
+  // Refused in the prompt itself, before anything is sent: no error dialog.
+  const problem = dialog.locator('.field_problem');
+  await problem.waitFor({ timeout: 10_000 });
+  expect(await problem.textContent()).toBe(en('project_overview_name_taken'));
+  expect(await input.getAttribute('aria-invalid')).toBe('true');
+  expect(await page.locator('dialog[open]').count()).toBe(1);
+  expect(await page.locator('[data-error-code]').count()).toBe(0);
+
+  // Taken meanwhile by someone else: the server's name_conflict is shown the same way, in the prompt asked again.
+  await newBranch(team, 'raced');
+  await input.fill('raced');
+  await dialog.getByRole('button', { name: en('branch_rename'), exact: true }).click();
   dialog = openDialog(page);
-  await dialog.getByLabel(en('branch_rename_label'), { exact: true }).waitFor();
-  expect(await dialog.getByLabel(en('branch_rename_label'), { exact: true }).inputValue()).toBe('taken');
-  await dialog.getByLabel(en('branch_rename_label'), { exact: true }).fill('new name');
+  await dialog.locator('.field_problem').waitFor({ timeout: 10_000 });
+  expect(await dialog.locator('.field_problem').textContent()).toBe(en('project_overview_name_taken'));
+  expect(await dialog.getByLabel(en('project_overview_new_branch_label'), { exact: true }).inputValue()).toBe('raced');
+  expect(await page.locator('[data-error-code]').count()).toBe(0);
+  await dialog.getByLabel(en('project_overview_new_branch_label'), { exact: true }).fill('new name');
   await dialog.getByRole('button', { name: en('branch_rename'), exact: true }).click();
   await page.locator('main h1', { hasText: 'new name' }).waitFor({ timeout: 10_000 });
-  expect((await branchesOf(team)).map((item) => item.title).sort()).toEqual(['new name', 'taken']);
+  expect((await branchesOf(team)).map((item) => item.title).sort()).toEqual(['new name', 'raced', 'taken']);
 
   await actions(page).getByRole('button', { name: en('branch_delete'), exact: true }).click();
   dialog = openDialog(page);
@@ -165,7 +177,7 @@ test('rename (a taken name is refused) and delete with a danger confirmation', a
   expect(await dialog.textContent()).toContain('new name');
   await dialog.getByRole('button', { name: en('branch_delete'), exact: true }).click();
   await page.waitForURL((url) => url.pathname === `/projects/${team.project.id}`, { timeout: 10_000 });
-  expect((await branchesOf(team)).map((item) => item.title)).toEqual(['taken']);
+  expect((await branchesOf(team)).map((item) => item.title).sort()).toEqual(['raced', 'taken']);
   await context.close();
 }, 45_000);
 

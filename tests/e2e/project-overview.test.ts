@@ -152,23 +152,22 @@ test('new branch through the prompt lands on the branch page; a taken title is r
   await context.close();
 }, 40_000);
 
-test('a title taken meanwhile comes back as name_conflict and the prompt opens again', async () => {
+test('a title taken meanwhile comes back as name_conflict: the prompt opens again saying so inline (issue 29)', async () => {
   const { project, owner } = await makeTeam(e2e.server);
   const { page, context } = await e2e.openSignedIn({ user: owner });
   await showOverview(page, project);
   await section(page, 'project_overview_branches').getByText(en('project_overview_branches_empty'), { exact: true }).waitFor();
-  // Someone else takes the title after the list was loaded.
-  await createBranch(owner, project, 'release');
   await section(page, 'project_overview_branches').getByRole('button', { name: en('project_overview_new_branch'), exact: true }).click();
+  await openDialog(page).getByLabel(en('project_overview_new_branch_label'), { exact: true }).waitFor();
+  // Someone else takes the title while the prompt is open.
+  await createBranch(owner, project, 'release');
   await openDialog(page).getByLabel(en('project_overview_new_branch_label'), { exact: true }).fill('release');
   await openDialog(page).getByRole('button', { name: en('project_overview_create'), exact: true }).click();
-  const error = page.locator('dialog[open].dialog_error');
-  await error.waitFor({ timeout: 10_000 });
-  expect(await error.textContent()).toContain(en('error_name_conflict'));
-  await error.getByRole('button', { name: en('dialog_ok'), exact: true }).click();
   const again = openDialog(page);
-  await again.getByLabel(en('project_overview_new_branch_label'), { exact: true }).waitFor();
+  await again.getByRole('alert').getByText(en('project_overview_name_taken'), { exact: true }).waitFor({ timeout: 10_000 });
   expect(await again.getByLabel(en('project_overview_new_branch_label'), { exact: true }).inputValue()).toBe('release');
+  // No error dialog: the refusal is the prompt's.
+  expect(await page.locator('dialog.dialog_error').count()).toBe(0);
   await again.getByRole('button', { name: en('dialog_cancel'), exact: true }).click();
   await context.close();
 }, 40_000);

@@ -125,7 +125,7 @@ test('edit title and description; a taken title is shown in the dialog', async (
   await context.close();
 }, 30_000);
 
-test('delete is refused while the version is current and names the branches; otherwise it goes', async () => {
+test('delete of a current version says up front it is in use, naming the branches, with no destructive confirmation; otherwise it is confirmed and goes', async () => {
   const team = await makeTeam(e2e.server);
   const main = await newBranch(team, 'main');
   const qa = await newBranch(team, 'qa');
@@ -139,20 +139,24 @@ test('delete is refused while the version is current and names the branches; oth
   await actions(page).getByRole('button', { name: en('version_delete'), exact: true }).click();
   let dialog = openDialog(page);
   await dialog.waitFor();
-  expect(await dialog.getAttribute('class')).toContain('dialog_danger');
-  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(en('dialog_cancel'));
-  await dialog.getByRole('button', { name: en('version_delete'), exact: true }).click();
+  // Issue 29: the first dialog already says why it cannot go; nothing to confirm, nothing sent.
   const refusal = page.locator('dialog[open] [data-testid="version-in-use"] li');
   await refusal.nth(1).waitFor({ timeout: 10_000 });
   expect((await refusal.allTextContents()).sort()).toEqual(['main', 'qa']);
   expect(await openDialog(page).textContent()).toContain(en('version_delete_refused_text', { title: 'used' }));
+  expect(await dialog.getAttribute('class')).not.toContain('dialog_danger');
+  expect(await dialog.getByRole('button', { name: en('version_delete'), exact: true }).count()).toBe(0);
+  expect(await openDialog(page).getByRole('heading').first().textContent()).toBe(en('version_delete_refused_title'));
   await openDialog(page).getByRole('button', { name: en('dialog_ok'), exact: true }).click();
+  await openDialog(page).waitFor({ state: 'detached' });
   expect((await e2e.server.fetch(`${base(team)}/versions/${used.id}`, { token: team.owner.token })).status).toBe(200);
 
   await openVersion(page, team, unused);
   await actions(page).getByRole('button', { name: en('version_delete'), exact: true }).click();
   dialog = openDialog(page);
   await dialog.waitFor();
+  expect(await dialog.getAttribute('class')).toContain('dialog_danger');
+  expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(en('dialog_cancel'));
   await dialog.getByRole('button', { name: en('version_delete'), exact: true }).click();
   await page.waitForURL((url) => url.pathname === `/projects/${team.project.id}`, { timeout: 10_000 });
   expect((await e2e.server.fetch(`${base(team)}/versions/${unused.id}`, { token: team.owner.token })).status).toBe(404);

@@ -112,11 +112,13 @@ export function PromptDialog(props: {
   validate?: (value: string) => string | undefined;
   allowEmpty?: boolean;
   maxLength?: number;
+  /** A problem to show at once (the server refused the value the prompt is asked again with). */
+  initialProblem?: string;
   confirmLabel?: string;
   onClose: (value: string | null) => void;
 }) {
   const [value, setValue] = useState(props.initialValue ?? '');
-  const [problem, setProblem] = useState<string | undefined>();
+  const [problem, setProblem] = useState<string | undefined>(props.initialProblem);
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const refusal = !props.allowEmpty && value.trim() === '' ? m.dialog_required() : props.validate?.(value);
@@ -129,7 +131,7 @@ export function PromptDialog(props: {
   return (
     <Modal title={props.title} onCancel={() => props.onClose(null)}>
       <form className="dialog_form" onSubmit={submit} noValidate>
-        <FormField label={props.label} error={problem}>
+        <FormField label={props.label} error={problem} limit={props.maxLength === undefined ? undefined : { length: value.length, max: props.maxLength }}>
           {(control) => (
             <input
               {...control}

@@ -22,6 +22,8 @@ export type PromptOptions = {
   validate?: (value: string) => string | undefined;
   allowEmpty?: boolean;
   maxLength?: number;
+  /** A problem shown as the prompt opens (the server refused what it is asked again with). */
+  initialProblem?: string;
   confirmLabel?: string;
 };
 

@@ -15,6 +15,9 @@ import { errorText, toDisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
 import { PastedImageList, useImageTextarea } from './pasted-images.tsx';
 
+/** versionTitleSchema's limit (src/shared/schemas/versions.ts). */
+const versionTitleMaxLength = 64;
+
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = {
@@ -102,13 +105,13 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
   return (
     <Modal title={props.title} onCancel={() => props.onClose(false)}>
       <form className="dialog_form" onSubmit={submit} noValidate>
-        <FormField label={m.version_title_label()} error={titleProblem}>
+        <FormField label={m.version_title_label()} error={titleProblem} limit={{ length: title.length, max: versionTitleMaxLength }}>
           {(control) => (
             <input
               {...control}
               className="input"
               data-autofocus
-              maxLength={64}
+              maxLength={versionTitleMaxLength}
               value={title}
               onChange={(event) => {
                 setTitle(event.target.value);

@@ -140,7 +140,7 @@ export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDA
           <TagPicker value={tags} onChange={setTags} />
           <BaseNotice candidates={basePackages} base={basePackage} />
         </section>
-        <FormField label={m.new_package_title_label()} hint={m.new_package_title_hint()}>
+        <FormField label={m.new_package_title_label()} hint={m.new_package_title_hint()} limit={{ length: title.length, max: TITLE_MAX_LENGTH }}>
           {(control) => (
             <input {...control} className="input" value={title} maxLength={TITLE_MAX_LENGTH} placeholder={defaultPackageTitle(tags)} onChange={(event) => setTitle(event.currentTarget.value)} />
           )}

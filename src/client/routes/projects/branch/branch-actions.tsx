@@ -6,25 +6,24 @@ import { branch_delete_title } from '../../../paraglide/messages/branch_delete_t
 import { branch_publish_existing } from '../../../paraglide/messages/branch_publish_existing.js';
 import { branch_publish_new } from '../../../paraglide/messages/branch_publish_new.js';
 import { branch_rename } from '../../../paraglide/messages/branch_rename.js';
-import { branch_rename_label } from '../../../paraglide/messages/branch_rename_label.js';
 import { branch_rename_title } from '../../../paraglide/messages/branch_rename_title.js';
 import { version_publish } from '../../../paraglide/messages/version_publish.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { VersionFormDialog, type PackagesPicker, type VersionFormValues } from '../../../dialogs/new-version-dialog.tsx';
 import { VersionUploadList } from '../../../dialogs/new-version/version-upload-list.tsx';
 import { SelectVersionDialog } from '../../../dialogs/select-version-dialog.tsx';
-import { toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Branch } from '../../../../shared/schemas/branches.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';
 import { nextVersionTitle, type Version } from '../../../../shared/schemas/versions.ts';
+import { promptBranchTitle } from '../branch-title-prompt.ts';
 import { projectHref } from '../links.ts';
 import { can } from '../project-frame.tsx';
 import { invalidatePublishes } from './invalidate.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { branch_actions_label, branch_delete, branch_delete_text, branch_delete_title, branch_publish_existing, branch_publish_new, branch_rename, branch_rename_label, branch_rename_title, version_publish };
+const m = { branch_actions_label, branch_delete, branch_delete_text, branch_delete_title, branch_publish_existing, branch_publish_new, branch_rename, branch_rename_title, version_publish };
 
 /** Publish new / existing, rename, delete: each only when userPossibleActions allows it; none → no toolbar. */
 export function BranchActions({ project, branch }: { project: Project; branch: Branch }) {
@@ -92,24 +91,15 @@ export function BranchActions({ project, branch }: { project: Project; branch: B
   };
 
   const rename = async () => {
-    let initialValue = branch.title;
-    for (;;) {
-      const title = await dialogs.prompt({ title: m.branch_rename_title(), label: m.branch_rename_label(), initialValue, maxLength: 64, confirmLabel: m.branch_rename() });
-      if (title === null || title.trim() === branch.title) return;
-      try {
-        await patchBranch.mutateAsync({ project: project.id, branch: branch.id, title: title.trim() });
-        await invalidatePublishes(utils, project.id);
-        return;
-      } catch (error) {
-        // A taken name: say so, then offer the prompt again with what was typed.
-        if (toDisplayError(error).code !== 'name_conflict') {
-          if ((await dialogs.error(error, { retry: true })) === 'ok') return;
-        } else {
-          await dialogs.error(error);
-        }
-        initialValue = title;
-      }
-    }
+    const renamed = await promptBranchTitle(dialogs, {
+      title: m.branch_rename_title(),
+      confirmLabel: m.branch_rename(),
+      initialValue: branch.title,
+      branchId: branch.id,
+      branches: () => utils.projects.branches.list.fetch({ project: project.id }, { staleTime: 0 }),
+      save: (title) => patchBranch.mutateAsync({ project: project.id, branch: branch.id, title }),
+    });
+    if (renamed) await invalidatePublishes(utils, project.id);
   };
 
   const remove = async () => {

@@ -55,7 +55,7 @@ export function NewProjectDialog({ onClose }: { onClose: (project: Project | nul
   return (
     <Modal title={m.project_new_title()} onCancel={() => onClose(null)}>
       <form className="dialog_form" onSubmit={(event) => void submit(event)} noValidate aria-busy={create.isPending || undefined}>
-        <FormField label={m.project_new_label()} error={problem}>
+        <FormField label={m.project_new_label()} error={problem} limit={{ length: title.length, max: titleMaxLength }}>
           {(control) => (
             <input
               {...control}

@@ -4,20 +4,17 @@ import { project_overview_branches } from '../../../paraglide/messages/project_o
 import { project_overview_branches_empty } from '../../../paraglide/messages/project_overview_branches_empty.js';
 import { project_overview_create } from '../../../paraglide/messages/project_overview_create.js';
 import { project_overview_current_version } from '../../../paraglide/messages/project_overview_current_version.js';
-import { project_overview_name_taken } from '../../../paraglide/messages/project_overview_name_taken.js';
 import { project_overview_new_branch } from '../../../paraglide/messages/project_overview_new_branch.js';
-import { project_overview_new_branch_label } from '../../../paraglide/messages/project_overview_new_branch_label.js';
 import { project_overview_no_version } from '../../../paraglide/messages/project_overview_no_version.js';
 import { project_overview_published } from '../../../paraglide/messages/project_overview_published.js';
-import { project_overview_too_long } from '../../../paraglide/messages/project_overview_too_long.js';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/states.tsx';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
-import { toDisplayError } from '../../../lib/errors.ts';
 import { useLanguage } from '../../../lib/i18n/index.ts';
 import { trpc } from '../../../lib/trpc.ts';
 import { formatDate } from '../../../../shared/format/date.ts';
 import type { Branch } from '../../../../shared/schemas/branches.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';
+import { promptBranchTitle } from '../branch-title-prompt.ts';
 import { branchHref, versionHref } from '../links.ts';
 import { can } from '../project-frame.tsx';
 
@@ -29,16 +26,10 @@ const m = {
   project_overview_branches_empty,
   project_overview_create,
   project_overview_current_version,
-  project_overview_name_taken,
   project_overview_new_branch,
-  project_overview_new_branch_label,
   project_overview_no_version,
   project_overview_published,
-  project_overview_too_long,
 };
-
-/** branchTitleSchema's limit. */
-const branchTitleMaxLength = 64;
 
 /** The branches the caller may see (the server filters private ones for outsiders and sorts them). */
 export function BranchesSection({ project }: { project: Project }) {
@@ -49,35 +40,16 @@ export function BranchesSection({ project }: { project: Project }) {
   const create = trpc.projects.branches.create.useMutation();
 
   const startCreate = async () => {
-    let title = '';
-    // A title taken meanwhile by someone else comes back as name_conflict: ask again with the same text.
-    for (;;) {
-      const taken = new Set((utils.projects.branches.list.getData({ project: project.id }) ?? []).map((branch) => branch.title));
-      const entered = await dialogs.prompt({
-        title: m.project_overview_new_branch(),
-        label: m.project_overview_new_branch_label(),
-        initialValue: title,
-        maxLength: branchTitleMaxLength,
-        confirmLabel: m.project_overview_create(),
-        validate: (value) => {
-          if (value.trim().length > branchTitleMaxLength) return m.project_overview_too_long({ max: String(branchTitleMaxLength) });
-          if (taken.has(value.trim())) return m.project_overview_name_taken();
-          return undefined;
-        },
-      });
-      if (entered === null) return;
-      title = entered.trim();
-      try {
-        const branch = await create.mutateAsync({ project: project.id, title });
-        await utils.projects.branches.list.invalidate({ project: project.id });
-        navigate(branchHref(project.id, branch.id));
-        return;
-      } catch (error) {
-        await dialogs.error(error);
-        if (toDisplayError(error).code !== 'name_conflict') return;
-        await utils.projects.branches.list.invalidate({ project: project.id });
-      }
-    }
+    const branch = await promptBranchTitle(dialogs, {
+      title: m.project_overview_new_branch(),
+      confirmLabel: m.project_overview_create(),
+      initialValue: '',
+      branches: () => utils.projects.branches.list.fetch({ project: project.id }, { staleTime: 0 }),
+      save: (title) => create.mutateAsync({ project: project.id, title }),
+    });
+    if (!branch) return;
+    await utils.projects.branches.list.invalidate({ project: project.id });
+    navigate(branchHref(project.id, branch.id));
   };
 
   return (

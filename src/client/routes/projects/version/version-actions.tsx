@@ -85,7 +85,21 @@ export function VersionActions({ project, version, onPublished }: { project: Pro
     if (done) await invalidatePublishes(utils, project.id);
   };
 
+  /** The branches this version is the current one of (the tRPC refusal carries no details): from the list of its publishes. */
+  const currentOn = async () => {
+    const publishes = await utils.projects.versions.branches.fetch({ project: project.id, version: version.id, count: 100 }, { staleTime: 0 });
+    return publishes.filter((item) => item.isCurrent);
+  };
+  const sayInUse = (branches: Awaited<ReturnType<typeof currentOn>>) =>
+    dialogs.ok({ title: m.version_delete_refused_title(), message: <InUseMessage versionTitle={version.title} branches={branches} /> });
+
   const startDelete = async () => {
+    // Said up front: no destructive confirmation for a deletion the server would refuse.
+    const current = await currentOn().catch(() => []);
+    if (current.length > 0) {
+      await sayInUse(current);
+      return;
+    }
     const confirmed = await dialogs.confirm({
       title: m.version_delete_title(),
       message: m.version_delete_text({ title: version.title }),
@@ -99,11 +113,9 @@ export function VersionActions({ project, version, onPublished }: { project: Pro
         await remove.mutateAsync({ project: project.id, version: version.id });
         break;
       } catch (error) {
+        // Published meanwhile (or the list could not be read before): the same words after the refusal.
         if (toDisplayError(error).code === 'not_empty') {
-          // The tRPC error carries no details: the branches where it is current come from the list of its publishes.
-          const publishes = await utils.projects.versions.branches.fetch({ project: project.id, version: version.id, count: 100 }).catch(() => []);
-          const current = publishes.filter((item) => item.isCurrent);
-          await dialogs.ok({ title: m.version_delete_refused_title(), message: <InUseMessage versionTitle={version.title} branches={current} /> });
+          await sayInUse(await currentOn().catch(() => []));
           return;
         }
         if ((await dialogs.error(error, { retry: true })) === 'ok') return;
