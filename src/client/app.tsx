@@ -60,6 +60,18 @@ function isSessionKey(key: readonly unknown[]): boolean {
   return Array.isArray(path) && path[0] === 'auth' && path[1] === 'session';
 }
 
+/**
+ * While a screen's code loads (its first visit): the spinner in the page's frame, centred like a
+ * screen's own loading state. Not a <main id="content">: that is the screen's, once it is there.
+ */
+function ScreenLoading() {
+  return (
+    <div className="page page_pending">
+      <LoadingState />
+    </div>
+  );
+}
+
 function Shell() {
   const auth = useAuth();
   const [location] = useLocation();
@@ -84,7 +96,7 @@ function Shell() {
   const View = match?.view.component ?? NotFoundPage;
   return (
     <Layout>
-      <Suspense fallback={<LoadingState />}>
+      <Suspense fallback={<ScreenLoading />}>
         {mustSignIn ? <RequiredSignInPage /> : <View key={location} params={match?.params ?? {}} />}
       </Suspense>
     </Layout>

@@ -176,7 +176,7 @@ if (import.meta.main) {
     const quiet = process.argv.includes('--quiet');
     const result = await compileMessages({
       force: process.argv.includes('--force'),
-      onCompile: () => console.log('i18n: compiling the translations of locales/ (a first start or changed locales: about 20 s)...'),
+      onCompile: () => console.log('i18n: compiling the translations of locales/ (a first start or changed locales: 20 s to a minute)...'),
     });
     if (!quiet || !result.skipped) {
       console.log(`i18n: ${result.skipped ? 'up to date' : 'compiled'}: ${result.messages} messages in src/client/paraglide (${result.milliseconds} ms)`);

@@ -149,10 +149,44 @@ describe('/local without a connected helper', () => {
       }),
     );
     openApp(packagePath(), owner.token);
-    await waitFor(() => expect(launcher('install')?.textContent).toContain('The local app is not connected.'));
+    // Nothing was asked, so nothing failed (issue 29): "not detected yet", not "not connected".
+    await waitFor(() => expect(launcher('install')?.textContent).toContain('The local app was not detected yet.'));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(calls).toEqual([]);
+    expect(document.body.textContent).not.toContain('The local app is not connected.');
+    expect(within(launcher('local_check')!).getByRole('button', { name: 'Check again' })).toBeTruthy();
     expect(within(launcher('local_setup')!).getByRole('link', { name: 'Set up the local app' }).getAttribute('href')).toBe('/local');
+  });
+
+  test('Check again probes the app on the user\'s word: nothing on the port says not connected, a running app connects', async () => {
+    const calls: string[] = [];
+    const probeAt = (baseUrl: string) =>
+      setLocalHelperClient(
+        createLocalHelperClient({
+          baseUrl,
+          fetch: ((input: RequestInfo | URL, init?: RequestInit) => {
+            calls.push(new URL(String(input)).pathname);
+            return realFetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), origin: pageOrigin } });
+          }) as typeof fetch,
+        }),
+      );
+    probeAt(`http://127.0.0.1:${await findFreePort()}`);
+    openApp(packagePath(), owner.token);
+    await waitFor(() => expect(launcher('install')?.textContent).toContain('The local app was not detected yet.'));
+    expect(calls).toEqual([]);
+    act(() => fireEvent.click(within(launcher('local_check')!).getByRole('button', { name: 'Check again' })));
+    // The probe failed: now it is said, and Check again stays for when the app has been started.
+    await waitFor(() => expect(launcher('install')?.textContent).toContain('The local app is not connected.'));
+    expect(calls).toHaveLength(1);
+    expect(localStorage.getItem('local_app_seen')).toBeNull();
+    expect(launcherButton('local_check')?.disabled).toBe(false);
+
+    // The app runs now: Check again connects, and Install is offered.
+    probeAt(helper.url);
+    act(() => fireEvent.click(within(launcher('local_check')!).getByRole('button', { name: 'Check again' })));
+    await waitFor(() => expect(launcherButton('install')?.disabled).toBe(false));
+    expect(launcher('local_check')).toBeNull();
+    expect(localStorage.getItem('local_app_seen')).toBe('1');
   });
 
   test('the package page: Install, Launch and Update disabled with the reason, and a way to set the app up', async () => {
@@ -160,6 +194,7 @@ describe('/local without a connected helper', () => {
     localStorage.setItem('local_app_seen', '1');
     openApp(packagePath(), owner.token);
     await waitFor(() => expect(launcher('install')?.textContent).toContain('The local app is not connected.'));
+    expect(within(launcher('local_check')!).getByRole('button', { name: 'Check again' })).toBeTruthy();
     for (const name of ['install', 'launch', 'update']) {
       expect(launcherButton(name)?.disabled).toBe(true);
       expect(document.getElementById(launcherButton(name)!.getAttribute('aria-describedby')!)?.textContent).toBe('The local app is not connected.');

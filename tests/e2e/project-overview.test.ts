@@ -270,6 +270,31 @@ test('layout: the breadcrumb keeps its distance from the sidebar heading (issue 
   await context.close();
 }, 30_000);
 
+test('layout: at 375 px the page title comes before the sibling sidebar; wide, the sidebar is beside it on the start side (issue 29)', async () => {
+  const { project, owner } = await makeTeam(e2e.server);
+  await createBranch(owner, project, 'main');
+  for (const lang of ['en', 'ar']) {
+    for (const width of [375, 1280]) {
+      const { page, context } = await e2e.openSignedIn({ user: owner, viewport: { width, height: 812 }, storage: { lang } });
+      await showOverview(page, project);
+      const title = (await page.locator('main h1').first().boundingBox())!;
+      const sidebar = (await page.locator('aside.sidebar').boundingBox())!;
+      const main = (await page.locator('.with_sidebar_main').boundingBox())!;
+      const where = { lang, width };
+      if (width === 375) {
+        // Stacked: title and content first, the sidebar under them.
+        expect({ ...where, titleFirst: title.y + title.height <= sidebar.y }).toEqual({ ...where, titleFirst: true });
+        expect({ ...where, sidebarBelow: main.y + main.height <= sidebar.y + 1 }).toEqual({ ...where, sidebarBelow: true });
+      } else {
+        // Side by side, the sidebar at the start (left, right in Arabic), the title at the top of its column.
+        const startSide = lang === 'ar' ? sidebar.x >= main.x + main.width : sidebar.x + sidebar.width <= main.x;
+        expect({ ...where, startSide, level: Math.abs(sidebar.y - main.y) < 2 }).toEqual({ ...where, startSide: true, level: true });
+      }
+      await context.close();
+    }
+  }
+}, 60_000);
+
 for (const theme of ['light', 'dark'] as const) {
   test(`axe, ${theme} theme: project overview and the markdown editor`, async () => {
     const { project, owner } = await makeTeam(e2e.server);

@@ -93,6 +93,66 @@ test('create a project through the dialog: lands on its overview, then listed wi
   await context.close();
 }, 40_000);
 
+/**
+ * Where the page's loading state is drawn: the spinner's box, the centre of the spinner with its
+ * words (drawn as one), and the centre of the page it sits in.
+ */
+async function spinnerPlace(page: Page): Promise<{ left: number; right: number; centre: number; pageCentre: number; viewport: number }> {
+  const spinner = page.locator('.state_loading .spinner').first();
+  await spinner.waitFor({ state: 'visible', timeout: 10_000 });
+  return spinner.evaluate((element) => {
+    const box = element.getBoundingClientRect();
+    const parts = [...element.parentElement!.children].map((child) => child.getBoundingClientRect());
+    const frame = (element.closest('.page') ?? document.body).getBoundingClientRect();
+    const centre = (Math.min(...parts.map((part) => part.left)) + Math.max(...parts.map((part) => part.right))) / 2;
+    return { left: box.left, right: box.right, centre, pageCentre: (frame.left + frame.right) / 2, viewport: window.innerWidth };
+  });
+}
+
+test('the first paint of a new project: its spinner is whole and centred, while the screen loads and while its data does (issue 29)', async () => {
+  const user = await creator();
+  for (const viewport of [{ width: 1280, height: 800 }, { width: 375, height: 812 }]) {
+    const { page, context } = await e2e.openSignedIn({ user, viewport });
+    const where = (stage: string, place: Awaited<ReturnType<typeof spinnerPlace>>) => ({
+      viewport: viewport.width,
+      stage,
+      whole: place.left >= 8 && place.right <= place.viewport - 8,
+      centred: Math.abs(place.centre - place.pageCentre) <= 4,
+    });
+    const expected = (stage: string) => ({ viewport: viewport.width, stage, whole: true, centred: true });
+    await showList(page);
+    // A first visit loads the screen's code: held, to look at that first paint.
+    let releaseCode = () => {};
+    const code = new Promise<void>((resolve) => (releaseCode = resolve));
+    await page.route(/\/chunk-[a-z0-9]+\.js$/, async (route) => {
+      await code;
+      await route.continue();
+    });
+    const title = `Spinner ${viewport.width}`;
+    await page.getByRole('button', { name: en('projects_list_new'), exact: true }).click();
+    await openDialog(page).getByLabel(en('project_new_label'), { exact: true }).fill(title);
+    await openDialog(page).getByRole('button', { name: en('project_new_create'), exact: true }).click();
+    expect(where('screen code', await spinnerPlace(page))).toEqual(expected('screen code'));
+    releaseCode();
+    await page.locator('main.page_project_overview h1', { hasText: title }).waitFor({ timeout: 10_000 });
+    await page.unroute(/\/chunk-[a-z0-9]+\.js$/);
+
+    // Opened afresh (a reload, a link from elsewhere): the project's own data, held too.
+    let releaseData = () => {};
+    const data = new Promise<void>((resolve) => (releaseData = resolve));
+    await page.route(/\/trpc\/[^?]*projects\.get/, async (route) => {
+      await data;
+      await route.continue();
+    });
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.locator('main.page_project_overview > .state_loading').waitFor({ timeout: 10_000 });
+    expect(where('project data', await spinnerPlace(page))).toEqual(expected('project data'));
+    releaseData();
+    await page.locator('main.page_project_overview h1', { hasText: title }).waitFor({ timeout: 10_000 });
+    await context.close();
+  }
+}, 60_000);
+
 test('rows: store icon for a public project, each role named (tester, admin, starred)', async () => {
   const owner = await creator();
   const publicProject = await createProject(e2e.server, owner, 'Open Skies');

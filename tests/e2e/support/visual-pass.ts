@@ -135,6 +135,13 @@ export function visualPassTests(state: VisualPass, width: 1280 | 375): void {
         if (width === 375) {
           const wide = await overflow(page);
           if (wide.by > 0) problems.push(`${where}: scrolls sideways by ${wide.by} px (widest: ${wide.culprit})`);
+          // Issue 29: a screen's sibling sidebar stacks under its title, not above it.
+          const sidebarFirst = await page.evaluate(() => {
+            const title = document.querySelector('main h1');
+            const sidebar = document.querySelector('main aside.sidebar');
+            return title !== null && sidebar !== null && sidebar.getBoundingClientRect().top < title.getBoundingClientRect().bottom;
+          });
+          if (sidebarFirst) problems.push(`${where}: the sidebar is drawn above the page title`);
         }
         const violations = await seriousAccessibilityViolations(page);
         if (violations.length > 0) problems.push(formatViolations(violations, where));

@@ -21,8 +21,8 @@ import { callHelper, helperErrorCode, LOCAL_APP_UNREACHABLE, trustCommand } from
  * - probing: /local always asks; the other pages (package and store pages) only in a browser where the
  *   app has answered before (LOCAL_APP_SEEN_KEY). A visitor who never set the app up is not probed on
  *   every package page: no request to a loopback port they did not ask for (browsers log each refused
- *   one as an error, and may ask for a local-network permission), and the page says the app is not
- *   connected with a link to /local.
+ *   one as an error, and may ask for a local-network permission). Until a probe has answered or failed
+ *   the connection is `not_checked` ("not detected yet"), never `not_detected`; check() probes at once.
  * - the workspaces (root folders) and workdirs (installed packages), TanStack Query data refetched after
  *   every action (invalidateLocalApp).
  * - transitions: `transition_status {id}` of each workdir that is installing or that this page just
@@ -31,6 +31,8 @@ import { callHelper, helperErrorCode, LOCAL_APP_UNREACHABLE, trustCommand } from
  */
 
 export type LocalAppConnection =
+  /** Not asked yet: a page other than /local in a browser where the app never answered (check() asks). */
+  | { status: 'not_checked' }
   | { status: 'checking' }
   | { status: 'connected'; version: VersionReply }
   | { status: 'not_detected' }
@@ -131,6 +133,8 @@ export type LocalApp = {
   connected: boolean;
   /** Asks the helper again (the Retry of the warnings). */
   retry(): void;
+  /** Probes the helper now, also where this page would not by itself (the package pages' Check again). */
+  check(): void;
   workspaces: { data: Workspace[] | undefined; error: unknown; refetch(): void };
   workdirs: { data: Workdir[] | undefined; error: unknown; refetch(): void };
   /** The running transition of a workdir (install, update or repair), if any. */
@@ -163,7 +167,8 @@ export function useLocalApp(options: { lists?: boolean; probe?: boolean } = {}):
     staleTime: 15_000,
     refetchOnWindowFocus: true,
   });
-  const connection: LocalAppConnection = !probe && version.data === undefined && !version.error ? { status: 'not_detected' } : connectionOf(version, origin);
+  const unasked = !probe && version.data === undefined && !version.error;
+  const connection: LocalAppConnection = unasked ? (version.isFetching ? { status: 'checking' } : { status: 'not_checked' }) : connectionOf(version, origin);
   const connected = connection.status === 'connected';
   const lists = options.lists ?? true;
   const workspaces = useQuery({
@@ -229,11 +234,15 @@ export function useLocalApp(options: { lists?: boolean; probe?: boolean } = {}):
   const retry = useCallback(() => {
     void queryClient.invalidateQueries({ queryKey: localAppKeys.all });
   }, [queryClient]);
+  // refetch runs the version query even while it is disabled (probe false): one request, on the user's word.
+  const refetchVersion = version.refetch;
+  const check = useCallback(() => void refetchVersion(), [refetchVersion]);
 
   return {
     connection,
     connected,
     retry,
+    check,
     workspaces: { data: connected ? workspaces.data : undefined, error: workspaces.error, refetch: () => void workspaces.refetch() },
     workdirs: { data: connected ? workdirs.data : undefined, error: workdirs.error, refetch: () => void workdirs.refetch() },
     progressOf: (id) => progressById.get(id),

@@ -64,6 +64,8 @@ export function LocalAppStatus({ local }: { local: LocalApp }) {
   const connection = local.connection;
   const origin = typeof location === 'undefined' ? '' : location.origin;
   switch (connection.status) {
+    // /local always asks: not_checked lasts only until its first request starts.
+    case 'not_checked':
     case 'checking':
       return <LoadingState label={m.local_checking()} />;
     case 'connected':

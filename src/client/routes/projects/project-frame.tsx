@@ -53,9 +53,11 @@ export function ProjectFrame({ projectId, pageClass, title, breadcrumb, sidebar,
   }
   return (
     <Page title={title(project)} breadcrumb={breadcrumb(project)} pageClass={pageClass}>
+      {/* The content (with the page's h1) comes first: on a phone it stacks above the sidebar, and it is
+          read first; on a wide screen the sidebar is drawn beside it on the start side (CSS grid). */}
       <div className={sidebar ? 'with_sidebar' : undefined}>
-        {sidebar ? <aside className="sidebar">{sidebar(project)}</aside> : null}
         <div className="with_sidebar_main">{children(project)}</div>
+        {sidebar ? <aside className="sidebar">{sidebar(project)}</aside> : null}
       </div>
     </Page>
   );

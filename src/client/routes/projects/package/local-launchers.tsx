@@ -1,9 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { Link } from 'wouter';
+import { local_checking } from '../../../paraglide/messages/local_checking.js';
 import { package_page_install } from '../../../paraglide/messages/package_page_install.js';
 import { package_page_launch } from '../../../paraglide/messages/package_page_launch.js';
 import { package_page_local_busy } from '../../../paraglide/messages/package_page_local_busy.js';
+import { package_page_local_check } from '../../../paraglide/messages/package_page_local_check.js';
+import { package_page_local_not_checked } from '../../../paraglide/messages/package_page_local_not_checked.js';
 import { package_page_local_not_installed } from '../../../paraglide/messages/package_page_local_not_installed.js';
 import { package_page_local_not_trusted } from '../../../paraglide/messages/package_page_local_not_trusted.js';
 import { package_page_local_no_update } from '../../../paraglide/messages/package_page_local_no_update.js';
@@ -23,9 +26,12 @@ import type { TransitionProgress } from '../../../../shared/schemas/local-helper
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = {
+  local_checking,
   package_page_install,
   package_page_launch,
   package_page_local_busy,
+  package_page_local_check,
+  package_page_local_not_checked,
   package_page_local_not_installed,
   package_page_local_not_trusted,
   package_page_local_no_update,
@@ -88,8 +94,14 @@ export function ProgressAction({ label, name, progress }: { label: string; name:
 export function connectionReason(connection: LocalAppConnection): string {
   if (connection.status === 'not_trusted') return m.package_page_local_not_trusted();
   if (connection.status === 'outdated') return m.package_page_local_outdated();
+  // Not asked yet (the app never answered in this browser), or being asked: nothing failed so far.
+  if (connection.status === 'not_checked') return m.package_page_local_not_checked();
+  if (connection.status === 'checking') return m.local_checking();
   return m.package_page_local_unavailable();
 }
+
+/** Nothing answered yet, or the probe failed: Check again asks now (the app may have just been started). */
+const checkable = new Set<LocalAppConnection['status']>(['not_checked', 'checking', 'not_detected']);
 
 /**
  * Install, Launch and Update (spec §2 package page, §4 install flow): all three need the local app
@@ -113,6 +125,13 @@ export function LocalLaunchers({ target, compact = false }: { target: LocalTarge
         <DisabledAction name="install" label={install} reasons={reasons} />
         {compact ? null : <DisabledAction name="launch" label={launch} reasons={reasons} />}
         {compact ? null : <DisabledAction name="update" label={update} reasons={reasons} />}
+        {checkable.has(local.connection.status) ? (
+          <li className="package_launcher" data-action="local_check">
+            <button type="button" className="button" onClick={local.check} disabled={local.connection.status === 'checking'} aria-busy={local.connection.status === 'checking'}>
+              {m.package_page_local_check()}
+            </button>
+          </li>
+        ) : null}
         <li className="package_launcher" data-action="local_setup">
           <Link href={localHref}>{m.package_page_local_setup()}</Link>
         </li>
