@@ -206,6 +206,7 @@ test('from the store: Play in cloud on a public package, the same page under the
 
   const { page, context } = await e2e.openSignedIn({ user: player });
   await visit(page, `/store/${project.id}`, 'page_store_project');
+  await page.locator('.store_downloads_summary').click({ timeout: 10_000 });
   const link = page.locator(`.store_package[data-package-id="${pkg.id}"]`).getByRole('link', { name: en('package_page_cloud_play'), exact: true });
   expect(await link.getAttribute('href')).toBe(`/store/${project.id}/${branch.id}/${pkg.id}/cloud-play`);
   await link.click();
@@ -218,6 +219,7 @@ test('from the store: Play in cloud on a public package, the same page under the
   // A visitor has no privilege: no link on the store page.
   const visitor = await e2e.open();
   await visit(visitor.page, `/store/${project.id}`, 'page_store_project');
+  await visitor.page.locator('.store_downloads_summary').click({ timeout: 10_000 });
   await visitor.page.locator(`.store_package[data-package-id="${pkg.id}"]`).waitFor();
   expect(await visitor.page.getByRole('link', { name: en('package_page_cloud_play'), exact: true }).count()).toBe(0);
   await visitor.context.close();

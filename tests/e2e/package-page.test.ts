@@ -301,6 +301,7 @@ test('the store lists the current version’s packages by title with downloads a
 
   const { page, context } = await e2e.open();
   await visit(page, `/store/${store.project.id}`, 'page_store_project');
+  await page.locator('.store_downloads_summary').click({ timeout: 10_000 });
   const item = page.locator(`.store_package[data-package-id="${web.id}"]`);
   await item.locator('.store_package_title', { hasText: 'Browser build' }).waitFor({ timeout: 10_000 });
   expect(await item.locator('.tag_list li').allTextContents()).toEqual([en('edit_tags_value_web')]);
@@ -341,6 +342,7 @@ test('one package, one name: package page, version page, store page and sidebars
   expect(await list.locator('a').allTextContents()).toEqual([name]);
 
   await visit(page, `/store/${store.project.id}`, 'page_store_project');
+  await page.locator('.store_downloads_summary').click({ timeout: 10_000 });
   const item = page.locator(`.store_package[data-package-id="${untitled.id}"] .store_package_title`);
   await item.filter({ hasText: name }).waitFor({ timeout: 10_000 });
   expect(await item.textContent()).toBe(name);

@@ -150,20 +150,25 @@ test('the store page leads with the cover: eager, fetchpriority high, a srcset, 
   expect([await cover.getAttribute('width'), await cover.getAttribute('height')]).toEqual(['2400', '1000']);
   const id = media.cover!.id;
   expect(await cover.getAttribute('srcset')).toBe([320, 640, 960, 1280, 1920, 2400].map((width) => `/content-images/${id}/${width} ${width}w`).join(', '));
-  // At 1280 px on a 1x screen the page is 69rem wide: the 1280 px size, not the 2400 px one.
+  // At 1280 px on a 1x screen the main column is 45rem (720 px) wide: the 960 px size, not the 2400 px one.
   await page.waitForFunction((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0, await cover.elementHandle());
-  expect(await cover.evaluate((element) => (element as HTMLImageElement).currentSrc)).toMatch(new RegExp(`/content-images/${id}/1280$`));
-  // The order of a game's page: cover, title and developer beside the primary action, packages, screenshots, description.
-  const order = await page.evaluate(() =>
-    ['.store_cover', '.store_header h1', '.store_owner', '.store_primary', '.store_branches', '.store_gallery', '.store_description'].map((selector) => {
-      const element = document.querySelector(selector);
-      return element ? element.getBoundingClientRect().top + window.scrollY : -1;
-    }),
+  expect(await cover.evaluate((element) => (element as HTMLImageElement).currentSrc)).toMatch(new RegExp(`/content-images/${id}/960$`));
+  // The order of a game's page: title and developer; the cover with the screenshots right under it, the
+  // pitch and the card beside them; then the description, the information, and every download last.
+  const top = (selector: string) => page.evaluate((given) => {
+    const element = document.querySelector(given);
+    return element ? element.getBoundingClientRect().top + window.scrollY : -1;
+  }, selector);
+  const [titleTop, coverTop, gallery, pitch, primary, description, info, downloads] = await Promise.all(
+    ['.store_header h1', '.store_cover', '.store_gallery', '.store_pitch', '.store_primary', '.store_description', '.store_info', '.store_downloads'].map(top),
   );
-  expect(order.every((top) => top >= 0)).toBe(true);
-  expect(order.slice(0, 3)).toEqual([...order.slice(0, 3)].sort((a, b) => a - b));
-  expect(order[3]!).toBeLessThan(order[4]!);
-  expect(order.slice(4)).toEqual([...order.slice(4)].sort((a, b) => a - b));
+  for (const found of [titleTop, coverTop, gallery, pitch, primary, description, info, downloads]) expect(found!).toBeGreaterThanOrEqual(0);
+  expect(titleTop!).toBeLessThan(coverTop!);
+  expect(coverTop!).toBeLessThan(gallery!);
+  expect(gallery!).toBeLessThan(description!);
+  expect(pitch!).toBeLessThan(primary!);
+  expect(primary!).toBeLessThan(gallery!);
+  expect(Math.max(description!, info!)).toBeLessThan(downloads!);
   expect(await page.locator('[data-testid="store-owner"]').textContent()).toBe('ada_dev');
   // Every image has its size before it loads; only the cover is eager.
   const images = await page.locator('main img').evaluateAll((list) => list.map((img) => ({ width: img.getAttribute('width'), height: img.getAttribute('height'), loading: img.getAttribute('loading'), cls: img.className })));
@@ -195,8 +200,8 @@ test('the primary action is the download for the visitor’s system: Windows, Li
     expect(file.suggestedFilename()).toMatch(/\.zip$/);
     expect(new URL(file.url()).pathname).toContain(game.packages[platform]!);
     await file.cancel();
-    // The other packages stay below, each with its own downloads.
-    expect(await page.locator('.store_package').count()).toBe(2);
+    // The other packages are under "All downloads", each with its own downloads.
+    expect(await page.locator('.store_downloads .store_package').count()).toBe(2);
     await context.close();
   }
   // A macOS visitor: no build for it, said so; every package below.
@@ -204,7 +209,10 @@ test('the primary action is the download for the visitor’s system: Windows, Li
   expect(await page.locator('.store_primary').getAttribute('data-action')).toBe('none');
   expect(await page.locator('.store_primary_none').textContent()).toBe(en('store_primary_none_platform', { platform: 'macOS' }));
   await page.locator('.store_primary_all').click();
-  await page.waitForFunction(() => location.hash === '#store-branches');
+  await page.waitForFunction(() => location.hash === '#store-downloads');
+  // The link opens "All downloads": every package is there.
+  expect(await page.locator('details.store_downloads').evaluate((details) => (details as HTMLDetailsElement).open)).toBe(true);
+  await page.locator('.store_package').first().waitFor();
   await context.close();
 }, 90_000);
 

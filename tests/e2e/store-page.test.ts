@@ -15,6 +15,7 @@ let owner: TestUser;
 let project: TestProject;
 let privateProject: TestProject;
 let linuxPackage: Package;
+let stableId: string;
 const reportEmail = 'abuse@games.example.com';
 
 beforeAll(async () => {
@@ -30,6 +31,7 @@ beforeAll(async () => {
     { id: newId(), userId: owner.id, provider: 'itch', name: 'hidden', title: 'Hidden account', isPublic: false },
   ]);
   const stable = await call<{ id: string }>('POST', `${base}/branches`, { title: 'stable' });
+  stableId = stable.id;
   const beta = await call<{ id: string }>('POST', `${base}/branches`, { title: 'Beta' });
   const internal = await call<{ id: string }>('POST', `${base}/branches`, { title: 'internal' });
   for (const branch of [stable, beta]) await call('PATCH', `${base}/branches/${branch.id}`, { isPublic: true });
@@ -76,14 +78,22 @@ test('signed out: owner with public credentials, description, only public branch
   expect(await description.locator('h3').textContent()).toBe('Mine the stars');
   expect(await description.locator('strong').textContent()).toBe('cosy');
 
-  // Public branches only, sorted with a collator (Beta before stable); the private one is absent.
+  // Public branches only, sorted with a collator (Beta before stable), named since there are several;
+  // the private one is absent. Their packages wait behind "All downloads".
+  await page.locator('.store_downloads_summary').click();
   const branches = page.locator('.store_branch');
   expect(await branches.locator('h3').allTextContents()).toEqual(['Beta', 'stable']);
   expect(await page.locator('main').textContent()).not.toContain('internal');
   expect(await page.locator('main').textContent()).not.toContain('2.0.0-internal');
   const stable = branches.filter({ hasText: 'stable' });
   expect(await stable.textContent()).toContain(en('store_branch_version', { version: '1.1.0' }));
-  expect(await stable.textContent()).toContain('Faster drills');
+  // Their version notes are in the release notes, newest publish first, under the branch's name.
+  const notes = page.locator('.store_notes .store_note');
+  // (Beta was published last.)
+  expect(await notes.locator('h3 bdi:first-child').allTextContents()).toEqual(['Beta', 'stable']);
+  const stableNote = page.locator(`.store_notes .store_note[data-branch-id="${stableId}"]`);
+  expect(await stableNote.locator('h3').textContent()).toContain(en('store_branch_version', { version: '1.1.0' }));
+  expect(await stableNote.textContent()).toContain('Faster drills');
   // Each package of the current version by its title (package-page.test.ts covers downloads and play).
   expect(await stable.locator('.store_package').evaluateAll((items) => items.map((item) => item.getAttribute('data-package-id')))).toEqual([linuxPackage.id]);
   await stable.locator('.store_package_title', { hasText: linuxPackage.title }).waitFor();
@@ -122,6 +132,7 @@ test('the store screen makes one request for its data: the packages come with th
   const { page, context } = await e2e.open();
   const calls = recordApiCalls(page);
   await visit(page, storePath(project.id), 'page_store_project');
+  await page.locator('.store_downloads_summary').click({ timeout: 10_000 });
   const stable = page.locator('.store_branch').filter({ hasText: 'stable' });
   await stable.locator('.store_package_title', { hasText: linuxPackage.title }).waitFor({ timeout: 10_000 });
   expect(await stable.locator('.store_package [data-tag]').evaluateAll((items) => items.map((item) => item.getAttribute('data-tag')))).toEqual(['os:linux']);
@@ -132,10 +143,10 @@ test('the store screen makes one request for its data: the packages come with th
   await context.close();
 }, 30_000);
 
-test('version descriptions are rendered markdown, sanitised, as on the version page (issue 13)', async () => {
+test('version descriptions are rendered notes, sanitised markdown as on the version page (issues 13 and 29)', async () => {
   const { page, context } = await e2e.open();
   await visit(page, storePath(project.id), 'page_store_project');
-  const stable = page.locator('.store_branch').filter({ hasText: 'stable' });
+  const stable = page.locator(`.store_notes .store_note[data-branch-id="${stableId}"]`);
   const description = stable.locator('.store_version_description');
   await description.waitFor({ timeout: 10_000 });
   expect(await description.locator('strong').textContent()).toBe('drills');
@@ -239,8 +250,10 @@ for (const theme of ['light', 'dark'] as const) {
   test(`axe, ${theme} theme: store page and the report dialog`, async () => {
     const { page, context } = await e2e.openSignedIn({ colorScheme: theme, storage: { theme } });
     await visit(page, storePath(project.id), 'page_store_project');
-    await page.locator('.store_branch').first().waitFor({ timeout: 10_000 });
+    await page.locator('.store_primary').waitFor({ timeout: 10_000 });
     await page.locator('.store_star[aria-pressed]').waitFor();
+    await page.locator('.store_downloads_summary').click();
+    await page.locator('.store_branch').first().waitFor();
     await page.waitForTimeout(150);
     let violations = await seriousAccessibilityViolations(page);
     if (violations.length) throw new Error(formatViolations(violations, `store (${theme})`));

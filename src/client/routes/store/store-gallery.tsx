@@ -16,15 +16,19 @@ const m = { store_gallery_alt, store_gallery_close, store_gallery_heading, store
 
 type Screenshot = ProjectMedia['screenshots'][number];
 
-/** Thumbnails: four across a wide page (store pages are at most 72rem wide), two on a phone. */
-const thumbnailSizes = '(min-width: 72rem) 16rem, (min-width: 40rem) 30vw, 46vw';
+/**
+ * Thumbnails, a row under the cover (store-project-page.css): four across the main column (at most
+ * 45rem), a little over two on a phone (the row scrolls sideways).
+ */
+const thumbnailSizes = '(min-width: 72rem) 11rem, (min-width: 56rem) calc((100vw - 27rem) / 4), 38vw';
 /** The large view: the dialog is at most 72rem wide, less its padding. */
 const largeSizes = '(min-width: 76rem) 70rem, 94vw';
 
 const positionText = (index: number, count: number) => m.store_gallery_position({ position: String(index + 1), count: String(count) });
 
 /**
- * The store page's screenshots (issue 19): thumbnails with their srcset, loaded lazily; a thumbnail
+ * The store page's screenshots (issue 19): a row of thumbnails right under the cover or game (issue 29:
+ * in the first screen), with their srcset, loaded lazily; a thumbnail
  * opens the screenshot large in a modal dialog with previous and next (buttons, and the arrow keys in
  * the reading direction), Escape or Close to go back, focus returned to the thumbnail last shown.
  */
@@ -44,7 +48,9 @@ export function StoreGallery({ title, screenshots }: { title: string; screenshot
   const count = screenshots.length;
   return (
     <section className="store_gallery" aria-labelledby="store-gallery">
-      <h2 id="store-gallery">{m.store_gallery_heading()}</h2>
+      <h2 id="store-gallery" className="visually_hidden">
+        {m.store_gallery_heading()}
+      </h2>
       <ul className="store_gallery_list">
         {screenshots.map((shot, index) => {
           const sources = imageSources(shot);

@@ -1,24 +1,22 @@
 import { store_credential_picture } from '../../paraglide/messages/store_credential_picture.js';
 import { store_credentials_label } from '../../paraglide/messages/store_credentials_label.js';
-import { store_owner_heading } from '../../paraglide/messages/store_owner_heading.js';
 import { providerName, ProviderMark } from '../../components/provider-mark.tsx';
 import { initialOf, RemotePicture } from '../../components/remote-picture.tsx';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { store_credential_picture, store_credentials_label, store_owner_heading };
+const m = { store_credential_picture, store_credentials_label };
 
 type Credential = StoreProject['owner']['credentials'][number];
 
-/** The owner and the accounts they chose to show publicly (spec §2 'owner with public credentials'). */
+/**
+ * The owner and the accounts they chose to show publicly (spec §2 'owner with public credentials'): the
+ * Developer row of the information table (store-info.tsx), the name over their accounts in a row.
+ */
 export function StoreOwner({ owner }: { owner: StoreProject['owner'] }) {
   return (
-    // Compact, under the title: the label small above the name, the public accounts in a row.
-    <section className="store_owner" aria-labelledby="store-owner">
-      <h2 id="store-owner" className="store_owner_label">
-        {m.store_owner_heading()}
-      </h2>
+    <div className="store_owner">
       <p className="store_owner_title" data-testid="store-owner">
         <bdi>{owner.title}</bdi>
       </p>
@@ -31,7 +29,7 @@ export function StoreOwner({ owner }: { owner: StoreProject['owner'] }) {
           ))}
         </ul>
       ) : null}
-    </section>
+    </div>
   );
 }
 

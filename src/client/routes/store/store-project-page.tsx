@@ -1,39 +1,47 @@
-import { store_cover_alt } from '../../paraglide/messages/store_cover_alt.js';
+import { store_by_owner } from '../../paraglide/messages/store_by_owner.js';
 import { store_description_empty } from '../../paraglide/messages/store_description_empty.js';
 import { store_description_heading } from '../../paraglide/messages/store_description_heading.js';
 import { store_third_party } from '../../paraglide/messages/store_third_party.js';
 import { store_title } from '../../paraglide/messages/store_title.js';
 import { MarkdownView } from '../../components/markdown-view.tsx';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { homeCrumb, Page, usePageMetaContext, type Crumb } from '../../components/page.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
-import { imageSources } from '../../lib/content-image-sources.ts';
+import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { META_LOADING } from '../../lib/page-meta.ts';
 import { toDisplayError } from '../../lib/errors.ts';
 import { useInstance } from '../../lib/instance.ts';
 import { trpc } from '../../lib/trpc.ts';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
-import { storeProjectMeta } from '../../../shared/store/store-meta.ts';
+import { descriptionSummary, storeProjectMeta } from '../../../shared/store/store-meta.ts';
 import NotFound from '../not-found/not-found-page.tsx';
 import type { ViewProps } from '../routes.ts';
 import { StoreActions } from './store-actions.tsx';
-import { StoreBranches } from './store-branches.tsx';
+import { StoreDownloads } from './store-downloads.tsx';
 import { StoreGallery } from './store-gallery.tsx';
-import { StoreOwner } from './store-owner.tsx';
+import { StoreInfo } from './store-info.tsx';
+import { StoreMedia } from './store-media.tsx';
 import { storeMetaTexts } from './store-meta-texts.ts';
 import { StorePrimaryAction } from './store-primary-action.tsx';
+import { StoreVersionNotes } from './store-version-notes.tsx';
+import { useStoreOffers } from './use-store-offers.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { store_cover_alt, store_description_empty, store_description_heading, store_third_party, store_title };
+const m = { store_by_owner, store_description_empty, store_description_heading, store_third_party, store_title };
 
 const storeCrumb = (): Crumb => ({ label: m.store_title(), href: '/store' });
 
+/** The pitch under the title: the description's first paragraph, as the head's description says it. */
+const pitchLength = 220;
+
 /**
  * Spec §2 store/{project}: the public face of a project, for everyone signed in or not, laid out as a
- * game's page (issue 19): the cover, the title with the developer and their public accounts, the
- * action chosen for the visitor's system, every package, the screenshots, then the description. No
- * project frame: visitors see only what the store shows (public branches), never the project's own pages.
+ * game's page (issues 19 and 29; itch.io's and Steam's pages): the title and developer; the game (its
+ * web build runs in the page) or the cover beside the pitch and the card of ways to play; the
+ * screenshots right under them; the description, the version notes and "More information"; every
+ * download folded at the end. No project frame: visitors see only what the store shows (public
+ * branches), never the project's own pages.
  */
 export default function StoreProjectPage({ params }: ViewProps) {
   const projectId = params.project ?? '';
@@ -52,50 +60,43 @@ export default function StoreProjectPage({ params }: ViewProps) {
   }
   return (
     <Page title={project.title} meta={meta} breadcrumb={[homeCrumb(), storeCrumb(), { label: project.title }]} pageClass="page_store_project">
-      <StoreCover project={project} />
-      <div className="store_intro">
-        <div className="store_header">
-          <h1>
-            <bdi>{project.title}</bdi>
-          </h1>
-          <StoreOwner owner={project.owner} />
-          <StoreActions project={project} />
-        </div>
-        <StorePrimaryAction project={project} />
-      </div>
-      <ThirdPartyNotice />
-      <StoreBranches projectId={project.id} projectTitle={project.title} branches={project.branches} />
-      <StoreGallery title={project.title} screenshots={project.media.screenshots} />
-      <StoreDescription description={project.description} />
+      <StoreProjectView project={project} />
     </Page>
   );
 }
 
-/** The store page is at most 72rem wide with 1.5rem on each side (store-project-page.css); the cover fills it. */
-const coverSizes = '(min-width: 72rem) 69rem, calc(100vw - 2rem)';
-
-/**
- * The cover, wide across the top: the page's largest paint, so it is fetched at once and first (eager,
- * fetchpriority high), in the size the screen needs (the content image srcset rule), with its size
- * known before it loads (no layout shift).
- */
-function StoreCover({ project }: { project: StoreProject }) {
-  const cover = project.media.cover;
-  if (!cover) return null;
-  const sources = imageSources(cover);
+/** The page's parts as grid areas (store-project-page.css): two columns on wide screens, one on phones, in this order. */
+function StoreProjectView({ project }: { project: StoreProject }) {
+  const offers = useStoreOffers(project);
+  const [running, setRunning] = useState(false);
+  const [downloadsOpen, setDownloadsOpen] = useState(false);
+  const play = offers.offers.find((offer) => offer.kind === 'play');
+  const game = play ? { branch: play.branch, pkg: play.pkg } : undefined;
+  const pitch = useMemo(() => descriptionSummary(project.description.markdown, pitchLength), [project.description.markdown]);
   return (
-    <div className="store_cover">
-      <img
-        className="store_cover_image"
-        src={cover.url}
-        srcSet={sources.srcset}
-        sizes={sources.widthDescriptors ? coverSizes : undefined}
-        width={sources.width}
-        height={sources.height}
-        alt={m.store_cover_alt({ title: project.title })}
-        loading="eager"
-        fetchPriority="high"
-      />
+    <div className="store_layout" data-media={game ? 'game' : project.media.cover ? 'cover' : 'none'}>
+      <header className="store_header">
+        <h1>
+          <bdi>{project.title}</bdi>
+        </h1>
+        <p className="store_byline">{rich(m.store_by_owner({ owner: slot('owner') }), { owner: <bdi>{project.owner.title}</bdi> })}</p>
+      </header>
+      <StoreMedia project={project} game={game} running={running} onRun={() => setRunning(true)} />
+      <div className="store_side">
+        {pitch ? (
+          <p className="store_pitch" lang={project.description.lang || undefined} dir="auto">
+            {pitch}
+          </p>
+        ) : null}
+        <StorePrimaryAction project={project} offers={offers} onPlay={() => setRunning(true)} onAllDownloads={() => setDownloadsOpen(true)} />
+      </div>
+      <StoreGallery title={project.title} screenshots={project.media.screenshots} />
+      <StoreActions project={project} />
+      <StoreInfo project={project} />
+      <StoreDescription description={project.description} />
+      <StoreVersionNotes project={project} />
+      <ThirdPartyNotice />
+      <StoreDownloads project={project} open={downloadsOpen} onOpenChange={setDownloadsOpen} />
     </div>
   );
 }

@@ -20,6 +20,11 @@ function PlayTitle({ title }: { title: string }) {
 /** Signed play URLs last about an hour; a Reset after half of that starts from a fresh one. */
 const PLAY_URL_FRESH_MS = 30 * 60_000;
 
+/** What a frame's Reset does first: a play URL older than PLAY_URL_FRESH_MS is fetched again. */
+export function refreshStalePlayUrl(query: Pick<PlayUrlQuery, 'dataUpdatedAt' | 'refetch'>): () => void {
+  return () => (Date.now() - query.dataUpdatedAt > PLAY_URL_FRESH_MS ? void query.refetch() : undefined);
+}
+
 /** Play URLs are fetched once per visit: a refetch would change the frame's address and restart the game. */
 export const playUrlQueryOptions = { staleTime: Number.POSITIVE_INFINITY, refetchOnWindowFocus: false, refetchOnReconnect: false } as const;
 
@@ -32,8 +37,7 @@ export function PlayView({ title, query, back, notReady }: { title: string; quer
     </div>
   );
   if (!notReady && query.data) {
-    const onReset = () => (Date.now() - query.dataUpdatedAt > PLAY_URL_FRESH_MS ? void query.refetch() : undefined);
-    return <PlayFrame url={query.data.url} title={title} onReset={onReset} header={header} />;
+    return <PlayFrame url={query.data.url} title={title} onReset={refreshStalePlayUrl(query)} header={header} />;
   }
   return (
     <>
