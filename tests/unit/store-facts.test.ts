@@ -18,6 +18,7 @@ const project = (branches: Branch[], extra: Record<string, unknown> = {}): Store
     id: 'p',
     title: 'Game',
     owner: { title: 'ada', credentials: [] },
+    storeTags: [],
     description: { markdown: '', lang: null, images: [] },
     media: { cover: null, screenshots: [] },
     branches,
