@@ -269,6 +269,15 @@ test('Run game: the web build plays inside the store page, from the play origin 
   const frameBox = await second.page.locator('.store_game .play_frame_container').boundingBox();
   expect(frameBox!.y).toBeGreaterThanOrEqual(0);
   expect(frameBox!.y).toBeLessThan(812);
+  // Asked again from further down: back to the same game (not restarted), in view, with the keyboard.
+  await second.page.evaluate(() => window.scrollTo(0, document.scrollingElement!.scrollHeight));
+  await second.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await play.click();
+  await second.page.waitForFunction(() => document.activeElement?.tagName === 'IFRAME');
+  const again = await second.page.locator('.store_game .play_frame_container').boundingBox();
+  expect(again!.y + again!.height).toBeGreaterThan(0);
+  expect(again!.y).toBeLessThan(812);
+  expect(await second.page.locator('.store_game iframe').getAttribute('data-run')).toBe('0');
   await second.context.close();
 }, 60_000);
 
