@@ -101,7 +101,8 @@ test('create, invite by link, join, change role, publish, go public, store signe
   const visitor = await e2e.open();
   await visit(visitor.page, `/store/${encodeURIComponent(projectId)}`, 'page_store_project');
   await visitor.page.getByRole('heading', { name: title, exact: true, level: 1 }).waitFor({ timeout: 10_000 });
-  await visitor.page.getByText(en('store_branch_version', { version: '1.0.0' }), { exact: true }).waitFor({ timeout: 10_000 });
+  // Its version in the release notes (the package list waits behind "All downloads").
+  await visitor.page.locator('.store_notes').getByText(en('store_branch_version', { version: '1.0.0' }), { exact: true }).waitFor({ timeout: 10_000 });
   expect(await visitor.page.textContent('main')).toContain('First playable build.');
   // The owner is named on the store page.
   expect(await visitor.page.textContent('main')).toContain((await api.users.me.query()).title);

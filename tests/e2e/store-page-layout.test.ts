@@ -181,6 +181,35 @@ test('the first screen at 1280×800 and 375×812, light, dark and Arabic: cover 
   expect(problems).toEqual([]);
 }, 180_000);
 
+test('every point at 1280×800 and 375×812 in light, dark and Arabic: the offers, folded downloads, no branch name, the game in the page', async () => {
+  for (const [width, height] of [
+    [1280, 800],
+    [375, 812],
+  ] as const) {
+    for (const [variant, theme, lang] of variants) {
+      const where = `${width}×${height} ${variant}`;
+      const { page, context } = await e2e.open({ viewport: { width, height }, colorScheme: theme, storage: { theme, lang }, userAgent: agents.windows });
+      await visit(page, storePath(game.id), 'page_store_project');
+      expect({ where, offers: await offersOf(page) }).toEqual({ where, offers: ['play', 'download', 'install'] });
+      expect({ where, torrents: await page.locator('.store_package button').filter({ visible: true }).count() }).toEqual({ where, torrents: 0 });
+      expect({ where, named: (await page.locator('main').innerText()).includes(branchTitle) }).toEqual({ where, named: false });
+      await page.locator('.store_game_run').click();
+      const frame = page.locator('.store_game iframe.play_frame_iframe');
+      await frame.waitFor({ timeout: 10_000 });
+      expect({ where, sandbox: await frame.getAttribute('sandbox'), origin: new URL((await frame.getAttribute('src'))!).origin }).toEqual({
+        where,
+        sandbox: PLAY_SANDBOX,
+        origin: new URL(e2e.server.playUrl).origin,
+      });
+      await page.locator('.store_downloads_summary').click();
+      await page.locator('.store_package button').first().waitFor();
+      expect({ where, named: (await page.locator('main').innerText()).includes(branchTitle) }).toEqual({ where, named: false });
+      await page.screenshot({ path: join(artifacts, `store-page-game-open-${width}-${variant}.png`), fullPage: true });
+      await context.close();
+    }
+  }
+}, 120_000);
+
 /** Collects the game's messages on the app page (its top document only). */
 async function listen(context: BrowserContext): Promise<void> {
   await context.addInitScript(() => {
@@ -269,6 +298,15 @@ test('Run game: the web build plays inside the store page, from the play origin 
   const frameBox = await second.page.locator('.store_game .play_frame_container').boundingBox();
   expect(frameBox!.y).toBeGreaterThanOrEqual(0);
   expect(frameBox!.y).toBeLessThan(812);
+  // Asked again from further down: back to the same game (not restarted), in view, with the keyboard.
+  await second.page.evaluate(() => window.scrollTo(0, document.scrollingElement!.scrollHeight));
+  await second.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await play.click();
+  await second.page.waitForFunction(() => document.activeElement?.tagName === 'IFRAME');
+  const again = await second.page.locator('.store_game .play_frame_container').boundingBox();
+  expect(again!.y + again!.height).toBeGreaterThan(0);
+  expect(again!.y).toBeLessThan(812);
+  expect(await second.page.locator('.store_game iframe').getAttribute('data-run')).toBe('0');
   await second.context.close();
 }, 60_000);
 

@@ -90,7 +90,7 @@ test('signed out: owner with public credentials, description, only public branch
   // Their version notes are in the release notes, newest publish first, under the branch's name.
   const notes = page.locator('.store_notes .store_note');
   // (Beta was published last.)
-  expect(await notes.locator('h3 bdi:first-child').allTextContents()).toEqual(['Beta', 'stable']);
+  expect(await notes.locator('h3 > bdi').allTextContents()).toEqual(['Beta', 'stable']);
   const stableNote = page.locator(`.store_notes .store_note[data-branch-id="${stableId}"]`);
   expect(await stableNote.locator('h3').textContent()).toContain(en('store_branch_version', { version: '1.1.0' }));
   expect(await stableNote.textContent()).toContain('Faster drills');

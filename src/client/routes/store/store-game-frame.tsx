@@ -17,9 +17,10 @@ const m = { store_game_own_page };
  * A web package running in the store page (issue 29): the play page's frame (components/play-frame.tsx:
  * the play origin's signed URL, the same sandbox and permissions, Reset and Fullscreen), in the page's
  * main column, with the way to the play page of its own. The play URL is asked for only now, once per
- * visit (a refetch would restart the game). The frame takes the focus, so the keyboard plays.
+ * visit (a refetch would restart the game). The frame comes into view and takes the focus when it
+ * loads and on each further ask to play (`plays`), so the keyboard plays.
  */
-export function StoreGameFrame({ project, game }: { project: Pick<StoreProject, 'id'>; game: StoreGame }) {
+export function StoreGameFrame({ project, game, plays }: { project: Pick<StoreProject, 'id'>; game: StoreGame; plays: number }) {
   const playUrl = trpc.play.storePackageUrl.useQuery({ project: project.id, branch: game.branch.id, package: game.pkg.id }, playUrlQueryOptions);
   const ref = useRef<HTMLDivElement>(null);
   const url = playUrl.data?.url;
@@ -29,7 +30,7 @@ export function StoreGameFrame({ project, game }: { project: Pick<StoreProject, 
     box.scrollIntoView?.({ block: 'nearest' });
     // While the URL loads the box holds the focus the Run game button had.
     (box.querySelector<HTMLIFrameElement>('iframe') ?? box).focus();
-  }, [url]);
+  }, [url, plays]);
   const header = (
     <div className="store_game_header">
       <p className="store_game_title">

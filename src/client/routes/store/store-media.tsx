@@ -20,11 +20,12 @@ const coverSizes = '(min-width: 72rem) 45rem, (min-width: 56rem) calc(100vw - 27
 
 /**
  * The top of the page's main column: the game itself when the project has a web package (issue 29, as
- * itch.io's "Run game": the cover with a Run game button, the game in its frame once asked for), else
+ * itch.io's "Run game": the cover with a Run game button, the game in its frame once asked for, `plays`
+ * counting the asks), else
  * the cover. Either way at most about half of the first screen (store-project-page.css).
  */
-export function StoreMedia({ project, game, running, onRun }: { project: StoreProject; game: StoreGame | undefined; running: boolean; onRun: () => void }) {
-  if (game && running) return <StoreGameFrame project={project} game={game} />;
+export function StoreMedia({ project, game, plays, onRun }: { project: StoreProject; game: StoreGame | undefined; plays: number; onRun: () => void }) {
+  if (game && plays > 0) return <StoreGameFrame project={project} game={game} plays={plays} />;
   const cover = project.media.cover;
   if (!game) {
     if (!cover) return null;

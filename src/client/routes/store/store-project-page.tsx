@@ -68,10 +68,12 @@ export default function StoreProjectPage({ params }: ViewProps) {
 /** The page's parts as grid areas (store-project-page.css): two columns on wide screens, one on phones, in this order. */
 function StoreProjectView({ project }: { project: StoreProject }) {
   const offers = useStoreOffers(project);
-  const [running, setRunning] = useState(false);
+  // How often the visitor asked to play: each ask (Run game, the card's Play in browser) brings the game into view.
+  const [plays, setPlays] = useState(0);
+  const play = () => setPlays((count) => count + 1);
   const [downloadsOpen, setDownloadsOpen] = useState(false);
-  const play = offers.offers.find((offer) => offer.kind === 'play');
-  const game = play ? { branch: play.branch, pkg: play.pkg } : undefined;
+  const web = offers.offers.find((offer) => offer.kind === 'play');
+  const game = web ? { branch: web.branch, pkg: web.pkg } : undefined;
   const pitch = useMemo(() => descriptionSummary(project.description.markdown, pitchLength), [project.description.markdown]);
   return (
     <div className="store_layout" data-media={game ? 'game' : project.media.cover ? 'cover' : 'none'}>
@@ -81,14 +83,14 @@ function StoreProjectView({ project }: { project: StoreProject }) {
         </h1>
         <p className="store_byline">{rich(m.store_by_owner({ owner: slot('owner') }), { owner: <bdi>{project.owner.title}</bdi> })}</p>
       </header>
-      <StoreMedia project={project} game={game} running={running} onRun={() => setRunning(true)} />
+      <StoreMedia project={project} game={game} plays={plays} onRun={play} />
       <div className="store_side">
         {pitch ? (
           <p className="store_pitch" lang={project.description.lang || undefined} dir="auto">
             {pitch}
           </p>
         ) : null}
-        <StorePrimaryAction project={project} offers={offers} onPlay={() => setRunning(true)} onAllDownloads={() => setDownloadsOpen(true)} />
+        <StorePrimaryAction project={project} offers={offers} onPlay={play} onAllDownloads={() => setDownloadsOpen(true)} />
       </div>
       <StoreGallery title={project.title} screenshots={project.media.screenshots} />
       <StoreActions project={project} />
