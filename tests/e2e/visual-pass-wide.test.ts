@@ -121,3 +121,44 @@ test('the header at 1280 px stays one row with a 15-character display name, in e
   expect(await user.locator('.visually_hidden').textContent()).toBe(en('auth_signed_in_as', { name: pass.team.owner.name }));
   await context.close();
 }, 180_000);
+
+/**
+ * Issue 29: at 1280×800 the New version dialog's Publish button fell below the visible area. The
+ * dialog's body scrolls under a footer that stays in view, in both themes, however long the form gets.
+ */
+for (const theme of themes) {
+  test(`new version dialog at 1280×800 (${theme}): Publish is within the viewport, also with a long form`, async () => {
+    const { page, context } = await pass.e2e.openSignedIn({ viewport: { width: 1280, height: 800 }, colorScheme: theme, storage: { theme }, user: pass.team.owner });
+    try {
+      await visit(page, `/projects/${pass.team.project.id}/branches/${pass.branch.id}`, 'page_branch');
+      await page.getByRole('button', { name: en('branch_publish_new'), exact: true }).click();
+      const dialog = page.locator('dialog[open]');
+      await dialog.getByLabel(en('version_title_label'), { exact: true }).waitFor();
+      const publish = dialog.getByRole('button', { name: en('version_publish'), exact: true });
+      /** Inside the 800 px viewport and not covered: the button is what a click at its middle reaches. */
+      const reachable = () =>
+        publish.evaluate((button) => {
+          const rect = button.getBoundingClientRect();
+          const hit = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
+          return { top: Math.round(rect.top), bottom: Math.round(rect.bottom), viewport: innerHeight, hit: hit === button || button.contains(hit), dialog: Math.round(button.closest('dialog')!.getBoundingClientRect().bottom) };
+        });
+      let shown = await reachable();
+      expect(shown.bottom, JSON.stringify(shown)).toBeLessThanOrEqual(800);
+      expect(shown.top, JSON.stringify(shown)).toBeGreaterThanOrEqual(0);
+      expect(shown.hit, JSON.stringify(shown)).toBe(true);
+      await page.screenshot({ path: join(artifacts, `new-version-dialog-1280-${theme}-en.png`) });
+      // A long description and a tall text area: the body scrolls, the footer stays.
+      const description = dialog.getByLabel(en('version_description_label'), { exact: true });
+      await description.fill(Array.from({ length: 60 }, (_, line) => `Line ${line + 1}`).join('\n'));
+      await description.evaluate((area) => ((area as HTMLTextAreaElement).style.blockSize = '900px'));
+      shown = await reachable();
+      expect(shown.bottom, JSON.stringify(shown)).toBeLessThanOrEqual(800);
+      expect(shown.hit, JSON.stringify(shown)).toBe(true);
+      await page.screenshot({ path: join(artifacts, `new-version-dialog-long-1280-${theme}-en.png`) });
+      const violations = await seriousAccessibilityViolations(page);
+      expect(formatViolations(violations, `new version dialog (${theme})`)).toBe(`new version dialog (${theme}): no serious or critical violations`);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+}
