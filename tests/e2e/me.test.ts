@@ -97,8 +97,10 @@ test('API tokens: created with an expiry and with never, shown once with copy, r
   await expiringRow.waitFor({ timeout: 10_000 });
   await foreverRow.waitFor();
   expect(await tokens.locator('li.item').count()).toBe(2);
-  expect(await foreverRow.textContent()).toContain(en('me_session_never'));
-  expect(await expiringRow.textContent()).not.toContain(en('me_session_never'));
+  // The facts: Created, Last used, Expires (issue 29: a token is created, not started).
+  expect(await foreverRow.locator('dt').allTextContents()).toEqual([en('me_token_created'), en('me_session_last_used'), en('me_session_expires')]);
+  expect(await foreverRow.locator('dd').nth(2).textContent()).toBe(en('me_session_never'));
+  expect(await expiringRow.locator('dd').nth(2).textContent()).not.toBe(en('me_session_never'));
   const listed = await (await e2e.server.fetch('/api/users/me/sessions', { token: user.token })).json();
   const expiringListed = listed.find((item: { title: string }) => item.title === 'ci deploy');
   const foreverListed = listed.find((item: { title: string }) => item.title === 'forever script');

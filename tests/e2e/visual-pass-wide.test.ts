@@ -71,3 +71,94 @@ for (const theme of themes) {
     }
   }, 60_000);
 }
+
+/**
+ * Issue 29: a long display name (15 characters) kept the header on two rows at 1280 px. In every language
+ * the header is one row now, nothing overflows sideways, and in English a 15-character name shows whole.
+ */
+test('the header at 1280 px stays one row with a 15-character display name, in every language', async () => {
+  const { registerUser } = await import('../support/accounts.ts');
+  const { languageCodes } = await import('../../src/shared/i18n/languages.ts');
+  for (const name of ['Maximilian Wolf', 'WWWWWWWWWWWWWWW']) {
+    const user = await registerUser(pass.e2e.server);
+    expect((await pass.e2e.server.fetch('/api/users/me', { method: 'PATCH', token: user.token, json: { title: name } })).status).toBe(200);
+    for (const lang of languageCodes) {
+      const { page, context } = await pass.e2e.openSignedIn({ user, viewport: { width: 1280, height: 800 }, storage: { lang } });
+      try {
+        await visit(page, '/projects', 'page_projects');
+        await page.locator('header .header_user_name', { hasText: name }).waitFor();
+        const layout = await page.evaluate(() => {
+          const parts = [...document.querySelectorAll('header .brand, header .nav_link, header select, header .header_user, header .header_account .button')].map((element) => element.getBoundingClientRect());
+          const shown = document.querySelector<HTMLElement>('header .header_user_name')!;
+          return {
+            top: Math.min(...parts.map((rect) => rect.top)),
+            bottom: Math.max(...parts.map((rect) => rect.bottom)),
+            tallest: Math.max(...parts.map((rect) => rect.height)),
+            header: document.querySelector('header')!.getBoundingClientRect().height,
+            pageWidth: document.documentElement.scrollWidth,
+            nameWidth: shown.clientWidth,
+            nameCut: shown.scrollHeight > shown.clientHeight + 1,
+          };
+        });
+        const where = `${lang}, ${name}: ${JSON.stringify(layout)}`;
+        // One row: every part lies within the height of the tallest one.
+        expect(layout.bottom - layout.top, where).toBeLessThanOrEqual(layout.tallest + 2);
+        expect(layout.header, where).toBeLessThan(2 * layout.tallest);
+        expect(layout.pageWidth, where).toBe(1280);
+        expect(layout.nameWidth, where).toBeGreaterThan(0);
+        if (lang === 'en' && name === 'Maximilian Wolf') expect(layout.nameCut, where).toBe(false);
+      } finally {
+        await context.close();
+      }
+    }
+  }
+  // The sentence is still there for screen readers (and as the tooltip).
+  const { page, context } = await pass.e2e.openSignedIn({ user: pass.team.owner });
+  await visit(page, '/projects', 'page_projects');
+  const user = page.locator('header .header_user');
+  await user.waitFor();
+  expect(await user.getAttribute('title')).toBe(en('auth_signed_in_as', { name: pass.team.owner.name }));
+  expect(await user.locator('.visually_hidden').textContent()).toBe(en('auth_signed_in_as', { name: pass.team.owner.name }));
+  await context.close();
+}, 180_000);
+
+/**
+ * Issue 29: at 1280×800 the New version dialog's Publish button fell below the visible area. The
+ * dialog's body scrolls under a footer that stays in view, in both themes, however long the form gets.
+ */
+for (const theme of themes) {
+  test(`new version dialog at 1280×800 (${theme}): Publish is within the viewport, also with a long form`, async () => {
+    const { page, context } = await pass.e2e.openSignedIn({ viewport: { width: 1280, height: 800 }, colorScheme: theme, storage: { theme }, user: pass.team.owner });
+    try {
+      await visit(page, `/projects/${pass.team.project.id}/branches/${pass.branch.id}`, 'page_branch');
+      await page.getByRole('button', { name: en('branch_publish_new'), exact: true }).click();
+      const dialog = page.locator('dialog[open]');
+      await dialog.getByLabel(en('version_title_label'), { exact: true }).waitFor();
+      const publish = dialog.getByRole('button', { name: en('version_publish'), exact: true });
+      /** Inside the 800 px viewport and not covered: the button is what a click at its middle reaches. */
+      const reachable = () =>
+        publish.evaluate((button) => {
+          const rect = button.getBoundingClientRect();
+          const hit = document.elementFromPoint(rect.left + rect.width / 2, rect.top + rect.height / 2);
+          return { top: Math.round(rect.top), bottom: Math.round(rect.bottom), viewport: innerHeight, hit: hit === button || button.contains(hit), dialog: Math.round(button.closest('dialog')!.getBoundingClientRect().bottom) };
+        });
+      let shown = await reachable();
+      expect(shown.bottom, JSON.stringify(shown)).toBeLessThanOrEqual(800);
+      expect(shown.top, JSON.stringify(shown)).toBeGreaterThanOrEqual(0);
+      expect(shown.hit, JSON.stringify(shown)).toBe(true);
+      await page.screenshot({ path: join(artifacts, `new-version-dialog-1280-${theme}-en.png`) });
+      // A long description and a tall text area: the body scrolls, the footer stays.
+      const description = dialog.getByLabel(en('version_description_label'), { exact: true });
+      await description.fill(Array.from({ length: 60 }, (_, line) => `Line ${line + 1}`).join('\n'));
+      await description.evaluate((area) => ((area as HTMLTextAreaElement).style.blockSize = '900px'));
+      shown = await reachable();
+      expect(shown.bottom, JSON.stringify(shown)).toBeLessThanOrEqual(800);
+      expect(shown.hit, JSON.stringify(shown)).toBe(true);
+      await page.screenshot({ path: join(artifacts, `new-version-dialog-long-1280-${theme}-en.png`) });
+      const violations = await seriousAccessibilityViolations(page);
+      expect(formatViolations(violations, `new version dialog (${theme})`)).toBe(`new version dialog (${theme}): no serious or critical violations`);
+    } finally {
+      await context.close();
+    }
+  }, 60_000);
+}

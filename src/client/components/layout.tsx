@@ -109,7 +109,16 @@ function Header() {
       <div className="header_tools">
         <LanguageSwitcher />
         <ThemeSwitcher />
-        {auth.user ? <span className="header_user">{m.auth_signed_in_as({ name: auth.user.title })}</span> : null}
+        {auth.user ? (
+          // The name alone is shown (the sentence is read out, and is its tooltip): whatever the language, a
+          // long name cannot push the navigation onto a second row; one too wide for its room ends in '…'.
+          <span className="header_user" title={m.auth_signed_in_as({ name: auth.user.title })}>
+            <span className="visually_hidden">{m.auth_signed_in_as({ name: auth.user.title })}</span>
+            <bdi className="header_user_name" aria-hidden="true">
+              {auth.user.title}
+            </bdi>
+          </span>
+        ) : null}
       </div>
       <div className="header_account">
         {auth.user ? (

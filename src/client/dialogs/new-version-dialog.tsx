@@ -103,7 +103,7 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
 
   const Picker = props.packages;
   return (
-    <Modal title={props.title} onCancel={() => props.onClose(false)}>
+    <Modal title={props.title} onCancel={() => props.onClose(false)} className="version_form_dialog">
       <form className="dialog_form" onSubmit={submit} noValidate>
         <FormField label={m.version_title_label()} error={titleProblem} limit={{ length: title.length, max: versionTitleMaxLength }}>
           {(control) => (
