@@ -155,6 +155,34 @@ test('drop a generated folder, fix every check with one click, create: the packa
   expect(problems).toEqual([]);
 }, 90_000);
 
+test('the file tree: the Size header sits over the sizes, in both directions (issue 29)', async () => {
+  const team = await makeTeam(e2e.server);
+  const { page, context } = await e2e.openSignedIn({ user: team.developer });
+  const dialog = await openNewPackage(page, team);
+  await dropFiles(dialog.getByTestId('file-tree'), { 'game.bin': 'x'.repeat(123_456), 'readme.txt': 'hi' });
+  await row(dialog, 'readme.txt').waitFor({ timeout: 10_000 });
+  for (const dir of ['ltr', 'rtl']) {
+    // The styles follow the document's direction (Arabic sets rtl): the same table, drawn both ways.
+    await page.evaluate((value) => (document.documentElement.dir = value), dir);
+    const measured = await dialog.locator('.file_tree_grid').evaluate((table) => {
+      const edge = (element: Element, side: 'left' | 'right') => {
+        // Where the words are, not the cell: a range around the cell's text.
+        const range = document.createRange();
+        range.selectNodeContents(element);
+        return range.getBoundingClientRect()[side];
+      };
+      const side = document.documentElement.dir === 'rtl' ? 'left' : 'right';
+      const header = table.querySelector('th.file_tree_size')!;
+      const sizes = [...table.querySelectorAll('td.file_tree_size')];
+      return { header: edge(header, side), sizes: sizes.map((cell) => edge(cell, side)) };
+    });
+    expect(measured.sizes).toHaveLength(2);
+    // The header ends where the sizes end (at the cells' end side), to the pixel.
+    for (const size of measured.sizes) expect({ dir, off: Math.abs(size - measured.header) <= 1 }).toEqual({ dir, off: true });
+  }
+  await context.close();
+}, 60_000);
+
 test('a folder with index.html and game.js: index.html is offered, and one-click fixes end as a Web package only (issue 13)', async () => {
   const team = await makeTeam(e2e.server);
   const { page } = await e2e.openSignedIn({ user: team.developer });

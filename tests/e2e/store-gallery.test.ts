@@ -272,6 +272,48 @@ test('the gallery opens large by keyboard: arrows, Escape, focus back on the thu
   await rtl.context.close();
 }, 60_000);
 
+test('the large view shows a small screenshot at its own size, never scaled up; a large one fits the dialog (issue 29)', async () => {
+  const small = await listedProject(e2e.server, owner, 'Tiny Shots', { platforms: ['linux'] });
+  await setStoreMedia(e2e.server, owner, small.project.id, { screenshots: 1, screenshotSize: { width: 400, height: 225 }, seed: 31 });
+  const large = await listedProject(e2e.server, owner, 'Huge Shots', { platforms: ['linux'] });
+  await setStoreMedia(e2e.server, owner, large.project.id, { screenshots: 1, screenshotSize: { width: 3000, height: 1500 }, seed: 32 });
+  try {
+    await measureLightbox(small.project.id, large.project.id);
+  } finally {
+    // Out of the store again: the store index test lists the file's own three projects.
+    for (const project of [small.project, large.project]) await e2e.server.fetch(`/api/projects/${project.id}`, { method: 'PATCH', token: owner.token, json: { isPublic: false } });
+  }
+}, 90_000);
+
+async function measureLightbox(smallId: string, largeId: string): Promise<void> {
+  for (const width of [1280, 375]) {
+    const { page, context } = await e2e.open({ viewport: { width, height: width === 375 ? 812 : 800 } });
+    const shown = async (projectId: string) => {
+      await visit(page, `/store/${encodeURIComponent(projectId)}`, 'page_store_project');
+      await page.locator('.store_gallery_thumb').first().click();
+      const image = page.locator('dialog[open].store_lightbox img.store_lightbox_image');
+      await image.waitFor();
+      await page.waitForFunction((element) => (element as HTMLImageElement).complete && (element as HTMLImageElement).naturalWidth > 0, await image.elementHandle());
+      const measured = await image.evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        const figure = element.closest('figure')!.getBoundingClientRect();
+        return { width: Math.round(box.width), height: Math.round(box.height), room: Math.round(figure.width), viewport: window.innerHeight };
+      });
+      await page.keyboard.press('Escape');
+      return measured;
+    };
+    const tiny = await shown(smallId);
+    // 400 × 225 CSS pixels as made (scale 100), or smaller when the dialog is narrower: never more.
+    expect({ width, tiny: [tiny.width, tiny.height] }).toEqual({ width, tiny: tiny.room >= 400 ? [400, 225] : [tiny.room, Math.round((tiny.room * 225) / 400)] });
+    const huge = await shown(largeId);
+    // A large one fills the room it has (width or height), its shape kept.
+    expect({ width, fits: huge.width <= huge.room && huge.height <= huge.viewport }).toEqual({ width, fits: true });
+    expect({ width, fills: huge.width === huge.room || huge.height >= huge.viewport - 9 * 16 - 2 }).toEqual({ width, fills: true });
+    expect(Math.abs(huge.width / huge.height - 2)).toBeLessThan(0.02);
+    await context.close();
+  }
+}
+
 test('the store index lists the project with its cover and finds it by search (in the address)', async () => {
   const { page, context } = await e2e.open();
   await visit(page, '/store', 'page_store_index');

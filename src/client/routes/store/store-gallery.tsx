@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
 import { store_gallery_alt } from '../../paraglide/messages/store_gallery_alt.js';
 import { store_gallery_close } from '../../paraglide/messages/store_gallery_close.js';
 import { store_gallery_heading } from '../../paraglide/messages/store_gallery_heading.js';
@@ -127,6 +127,9 @@ function GalleryDialog({ title, screenshots, index, onIndex, onClose }: { title:
             sizes={sources.widthDescriptors ? largeSizes : undefined}
             width={sources.width}
             height={sources.height}
+            // Never drawn larger than its own size (CSS pixels): with a width srcset the browser would
+            // take the `sizes` width as the image's, and scale a small screenshot up to the dialog.
+            style={{ '--natural-inline-size': `${sources.width}px` } as CSSProperties}
             alt={m.store_gallery_alt({ position: String(index + 1), count: String(count), title })}
             decoding="async"
           />
