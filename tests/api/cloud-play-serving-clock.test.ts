@@ -111,7 +111,7 @@ describe('the serving clock', () => {
     await rolledBack(async (tx) => {
       // Records within the gap: nothing moves; serving since as recorded.
       await tx.update(instanceFacts).set({ aliveAt: sql`now() - ${sql.raw(`interval '${Math.floor(servingGapMs / 2)} milliseconds'`)}`, servingSince: sql`now() - interval '1 day'` });
-      expect(await recordServing(tx, servingGapMs)).toEqual({ resumed: false });
+      expect(await recordServing(tx, servingGapMs)).toEqual({ resumed: false, first: false });
       expect((await facts(tx)).ageMs).toBeGreaterThan(23 * 3600_000);
       const [fresh] = await rowsOf<{ since: string; recorded: string }>(tx, sql`select ${servingSinceSql(servingGapMs)} as since, (select serving_since from instance_facts) as recorded`);
       expect(new Date(String(fresh!.since)).getTime()).toBe(new Date(String(fresh!.recorded)).getTime());
@@ -120,9 +120,9 @@ describe('the serving clock', () => {
       await tx.update(instanceFacts).set({ aliveAt: sql`now() - interval '1 hour'` });
       const [stale] = await rowsOf<{ now: boolean }>(tx, sql`select ${servingSinceSql(servingGapMs)} = now() as now`);
       expect(stale!.now).toBe(true);
-      expect(await recordServing(tx, servingGapMs)).toEqual({ resumed: true });
+      expect(await recordServing(tx, servingGapMs)).toEqual({ resumed: true, first: false });
       expect((await facts(tx)).ageMs).toBeLessThan(1000);
-      expect(await recordServing(tx, servingGapMs)).toEqual({ resumed: false });
+      expect(await recordServing(tx, servingGapMs)).toEqual({ resumed: false, first: false });
     });
   });
 
@@ -217,7 +217,7 @@ if (process.env.DATABASE_URL) describe('two processes on one PostgreSQL database
     const log = { info: (message: string) => void lines.push(message), error: (message: string) => void lines.push(message), debug: () => {} };
     const other = await bootDeps(otherConfig, { log });
     try {
-      expect(await recordServing(other.db, otherConfig.cloudPlay.servingGapMs)).toEqual({ resumed: false });
+      expect(await recordServing(other.db, otherConfig.cloudPlay.servingGapMs)).toEqual({ resumed: false, first: false });
       const otherServer = startServer(other, { port: 0, hostname: '127.0.0.1' });
       // Several of its records (every 250 ms) while this process serves too, then it stops.
       const started = (await facts()).aliveAt!.getTime();

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { detectProgram, PROGRAM_SNIFF_BYTES } from '../../src/shared/packages/program-detect.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createApiToken, createProject, type TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
@@ -68,10 +69,10 @@ test('programs whose files lack the bit on disk are packed executable, with a li
 test('without a start file given, the checks offer the extensionless ELF; and its header suggests the tags left out', async () => {
   const run = await runCli(['push', buildDir, `${project.id}/main`, '--tags', 'os:linux', '--json'], env);
   expect(run.code).toBe(0);
-  expect(run.stderr).toContain("warning: No entrypoint is set: players will not know which file starts the game. (fix: set the entrypoint (e.g. 'hopper'))");
+  expect(run.stderr).toContain("warning: No start file is set: players will not know which file starts the game. (fix: set the start file (e.g. 'hopper'))");
   const withStart = await runCli(['push', buildDir, `${project.id}/main`, '--tags', 'os:linux', '--entrypoint', 'hopper', '--json'], env);
   expect(withStart.code).toBe(0);
-  expect(withStart.stderr).toContain("warning: The header of the entrypoint 'hopper' (ELF) suggests the tags arch:x86, bits:64. (fix: add tags arch:x86, bits:64)");
+  expect(withStart.stderr).toContain("warning: The header of the start file 'hopper' (ELF) suggests the tags arch:x86, bits:64. (fix: add tags arch:x86, bits:64)");
   expect(withStart.json()).toMatchObject({ warnings: ['header_suggests_tag'] });
 }, 60_000);
 
@@ -84,5 +85,74 @@ test('a many-program folder names the first five and counts the rest', async () 
     expect(run.stderr).toContain("marked executable by their content: 'tool0' (#!), 'tool1' (#!), 'tool2' (#!), 'tool3' (#!), 'tool4' (#!) and 3 more\n");
   } finally {
     removeDir(many);
+  }
+}, 60_000);
+
+test('without --tags, the refusal suggests the tags the start file\'s header names (given or the one offered), not a fixed example', async () => {
+  const elf = temporaryDir('elf');
+  const script = temporaryDir('script');
+  try {
+    copyFileSync('/bin/true', join(elf, 'hopper'));
+    writeFileSync(join(elf, 'notes.txt'), 'notes');
+    // What this machine's /bin/true says it runs on (x86-64 here: os:linux,arch:x86,bits:64).
+    const expected = detectProgram(readFileSync('/bin/true').subarray(0, PROGRAM_SNIFF_BYTES))!.tags;
+    expect(expected).toContain('os:linux');
+    const list = expected.join(',');
+
+    const offered = await runCli(['push', elf, `${project.id}/main`], env);
+    expect(offered.code).toBe(4);
+    expect(offered.stderr).toContain(`no --tags given: the header of the start file 'hopper' (ELF) names ${expected.join(', ')}: tag the package (--tags ${list}) or pass --allow-untagged`);
+    expect(offered.stderr).not.toContain('e.g. --tags');
+
+    const given = await runCli(['push', elf, `${project.id}/main`, '--start-file', 'hopper', '--json'], env);
+    expect(given.code).toBe(4);
+    expect(JSON.parse(given.stderr.trim().split('\n').at(-1)!)).toMatchObject({ code: 'checks_failed', details: { suggestedTags: expected }, exitCode: 4 });
+
+    // A start file whose header names nothing (a text file): the fixed example stays.
+    const text = await runCli(['push', elf, `${project.id}/main`, '--start-file', 'notes.txt'], env);
+    expect(text.code).toBe(4);
+    expect(text.stderr).toContain('no --tags given: tag the package (e.g. --tags os:linux,arch:x86,bits:64) or pass --allow-untagged');
+
+    // A #! script names only its system.
+    writeFileSync(join(script, 'run.sh'), '#!/bin/sh\necho hi\n');
+    const shell = await runCli(['push', script, `${project.id}/main`], env);
+    expect(shell.code).toBe(4);
+    expect(shell.stderr).toContain("the header of the start file 'run.sh' (#!) names os:linux: tag the package (--tags os:linux)");
+  } finally {
+    removeDir(elf);
+    removeDir(script);
+  }
+}, 60_000);
+
+test('human output: "packed 1 file" (one), "packed 2 files"; "start file" in the help and the warnings', async () => {
+  const one = temporaryDir('one');
+  try {
+    writeFileSync(join(one, 'index.html'), '<!doctype html><title>game</title>');
+    const single = await runCli(['push', one, `${project.id}/main`, '--tags', 'os:web', '--start-file', 'index.html', '--version', 'one-file'], env);
+    expect(single.code).toBe(0);
+    expect(single.stderr).toMatch(/^packed 1 file \(/m);
+    writeFileSync(join(one, 'game.js'), 'console.log(1)');
+    const two = await runCli(['push', one, `${project.id}/main`, '--tags', 'os:web', '--entrypoint', 'index.html', '--version', 'two-files'], env);
+    expect(two.code).toBe(0);
+    expect(two.stderr).toMatch(/^packed 2 files \(/m);
+    // The start file is stored as given by either name.
+    const rows = (await (await server.fetch(`/api/projects/${project.id}/packages`, { token: owner.token })).json()) as { entrypoint: string[] | null }[];
+    expect(rows.filter((row) => row.entrypoint?.join('/') === 'index.html').length).toBeGreaterThanOrEqual(2);
+
+    const strict = await runCli(['push', one, `${project.id}/main`, '--tags', 'os:web', '--strict'], env);
+    expect(strict.code).toBe(4);
+    expect(strict.stderr).toContain('warning: No start file is set');
+    expect(strict.stderr).toContain('1 package check failed (--strict)');
+    expect(strict.stderr).not.toMatch(/entrypoint/i);
+
+    const both = await runCli(['push', one, `${project.id}/main`, '--tags', 'os:web', '--start-file', 'index.html', '--entrypoint', 'game.js'], env);
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('--start-file and --entrypoint name the same thing');
+
+    const help = await runCli(['push', '--help'], env);
+    expect(help.stdout).toContain('--start-file PATH');
+    expect(help.stdout).toContain('the file that starts the game');
+  } finally {
+    removeDir(one);
   }
 }, 60_000);

@@ -346,11 +346,11 @@ describe('texts for the CLI', () => {
       if (warning.fix) expect(describeFix(warning.fix).length).toBeGreaterThan(5);
     }
     expect(describeWarning({ code: 'extension_suggests_tag', path: ['a', 'b.exe'], extension: 'exe', tags: ['os:windows'] })).toBe(
-      "The entrypoint 'a/b.exe' ends in .exe, which suggests the tags os:windows.",
+      "The start file 'a/b.exe' ends in .exe, which suggests the tags os:windows.",
     );
-    expect(describeFix({ kind: 'set_entrypoint', candidates: [['bin', 'game']] })).toBe("set the entrypoint (e.g. 'bin/game')");
+    expect(describeFix({ kind: 'set_entrypoint', candidates: [['bin', 'game']] })).toBe("set the start file (e.g. 'bin/game')");
     expect(describeWarning({ code: 'header_suggests_tag', path: ['hopper'], format: 'macho', tags: ['os:macos', 'arch:arm'] })).toBe(
-      "The header of the entrypoint 'hopper' (Mach-O) suggests the tags os:macos, arch:arm.",
+      "The header of the start file 'hopper' (Mach-O) suggests the tags os:macos, arch:arm.",
     );
   });
 });

@@ -4,6 +4,7 @@ import { checkPackage } from '../../shared/packages/checks.ts';
 import { programFormatName, programKey } from '../../shared/packages/program-detect.ts';
 import { findPrograms, markPrograms } from '../../shared/packages/tree-programs.ts';
 import { packageTitle } from '../../shared/packages/package-name.ts';
+import { startFileTags } from '../../shared/packages/start-file-tags.ts';
 import { sameTags } from '../../shared/packages/same-tags.ts';
 import { describeTagProblem, validateTags } from '../../shared/packages/tags.ts';
 import { describeFix, describeWarning } from '../../shared/packages/warning-text.ts';
@@ -14,6 +15,7 @@ import { fetchBaseIndex } from '../../shared/upload/base-index.ts';
 import { createCliApi } from '../api.ts';
 import { parseCommandArgs, retryDelayOf } from '../args.ts';
 import { requireCredentials } from '../credentials.ts';
+import { counted } from '../counted.ts';
 import { CliError, exitCodes } from '../errors.ts';
 import { readFolderTree } from '../folder-tree.ts';
 import type { CliIo } from '../io.ts';
@@ -32,7 +34,7 @@ export const pushUsage = `cartridge push DIR PROJECT/BRANCH [options]
   --tags LIST            comma-separated tags, e.g. os:linux,arch:x86,bits:64; required (exit 4
                          without): the store, play and cloud play pick packages by their tags
   --allow-untagged       push an untagged package anyway
-  --entrypoint PATH      the file that starts the game, relative to DIR
+  --start-file PATH      the file that starts the game, relative to DIR (--entrypoint PATH: the same)
   --compression zstd|none  chunk compression (default: the base package's, else none)
   --strict               fail (exit 4) when the package checks warn
   --json                 print the result as JSON on stdout`;
@@ -61,12 +63,33 @@ function describeMarked(marked: readonly string[][], programs: Awaited<ReturnTyp
   return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
+/** --start-file, or its older name --entrypoint (both given: the same path). */
+function startFileOption(startFile: string | undefined, entrypoint: string | undefined): string[] | null {
+  if (startFile !== undefined && entrypoint !== undefined && startFile !== entrypoint) {
+    throw new CliError(exitCodes.usage, '--start-file and --entrypoint name the same thing: give one of them');
+  }
+  const path = startFile ?? entrypoint;
+  return path ? splitPath(path) : null;
+}
+
+/** The refusal of an untagged push: the tags the start file's header names, when it names any, else an example. */
+function untaggedError(fromHeader: ReturnType<typeof startFileTags>): CliError {
+  if (!fromHeader) return new CliError(exitCodes.checksFailed, 'no --tags given: tag the package (e.g. --tags os:linux,arch:x86,bits:64) or pass --allow-untagged');
+  const list = fromHeader.tags.join(',');
+  return new CliError(
+    exitCodes.checksFailed,
+    `no --tags given: the header of the start file '${shownPath(fromHeader.path.join('/'))}' (${programFormatName(fromHeader.format)}) names ${fromHeader.tags.join(', ')}: tag the package (--tags ${list}) or pass --allow-untagged`,
+    { details: { suggestedTags: fromHeader.tags } },
+  );
+}
+
 export async function runPush(args: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     version: { type: 'string' },
     description: { type: 'string' },
     title: { type: 'string' },
     tags: { type: 'string' },
+    'start-file': { type: 'string' },
     entrypoint: { type: 'string' },
     compression: { type: 'string' },
     strict: { type: 'boolean' },
@@ -93,16 +116,14 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   });
   const marked = markPrograms(folder.tree.root, programs);
   if (marked.length > 0) log(`marked executable by their content: ${describeMarked(marked, programs)}`);
-  const entrypoint = values.entrypoint ? splitPath(values.entrypoint) : null;
+  const entrypoint = startFileOption(values['start-file'], values.entrypoint);
   if (entrypoint) setEntrypoint(folder.tree, entrypoint);
   const warnings = checkPackage({ tree: folder.tree, tags, entrypoint, programs });
   for (const warning of warnings) log(`warning: ${describeWarning(warning)}${warning.fix ? ` (fix: ${describeFix(warning.fix)})` : ''}`);
-  if (values.strict && warnings.length > 0) throw new CliError(exitCodes.checksFailed, `${warnings.length} package check(s) failed (--strict)`, { details: { warnings: warnings.map((warning) => warning.code) } });
+  if (values.strict && warnings.length > 0) throw new CliError(exitCodes.checksFailed, `${counted(warnings.length, 'package check', 'package checks')} failed (--strict)`, { details: { warnings: warnings.map((warning) => warning.code) } });
   // An untagged package is found by nothing that picks packages by tags (the store, play, cloud play,
   // the next push's patch base) and would sit beside the tagged ones of the branch.
-  if (tags.length === 0 && !values['allow-untagged']) {
-    throw new CliError(exitCodes.checksFailed, 'no --tags given: tag the package (e.g. --tags os:linux,arch:x86,bits:64) or pass --allow-untagged');
-  }
+  if (tags.length === 0 && !values['allow-untagged']) throw untaggedError(startFileTags(folder.tree.root, entrypoint, programs));
 
   const credentials = await requireCredentials(io);
   const api = createCliApi({ server: credentials.server, token: credentials.token, io, retryDelayMs: retryDelayOf(io.env) });
@@ -130,7 +151,7 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
     const packed = await packToFile(folder.tree, cache.archivePath, { base: patchBase, compression, quiet, io });
     state = { version: 2, fingerprint: folder.fingerprint, basePackage: patchBase ? base!.id : null, archiveSize: packed.size, patch: Boolean(patchBase) };
     await writer.save(state);
-    if (!quiet) log(`packed ${folder.fileCount} files (${formatSize(folder.totalSize)}) into ${patchBase ? 'a patch' : 'an archive'} of ${formatSize(packed.size)}`);
+    if (!quiet) log(`packed ${counted(folder.fileCount, 'file', 'files')} (${formatSize(folder.totalSize)}) into ${patchBase ? 'a patch' : 'an archive'} of ${formatSize(packed.size)}`);
   } else if (!quiet) log(`continuing the interrupted push of ${dir}`);
 
   const pushState: PushState = state;

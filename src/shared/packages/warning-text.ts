@@ -13,23 +13,23 @@ export function describeWarning(warning: PackageWarning): string {
     case 'single_root_directory':
       return `Everything is inside the folder ${show(warning.path)}; putting its contents at the top is recommended.`;
     case 'entrypoint_not_set':
-      return 'No entrypoint is set: players will not know which file starts the game.';
+      return 'No start file is set: players will not know which file starts the game.';
     case 'entrypoint_missing':
-      return `The entrypoint ${show(warning.path)} is not a file of the package.`;
+      return `The start file ${show(warning.path)} is not a file of the package.`;
     case 'wrong_extension':
-      return `The entrypoint ${show(warning.path)} ends in ${extension}, which is probably not a program.`;
+      return `The start file ${show(warning.path)} ends in ${extension}, which is probably not a program.`;
     case 'archive_entrypoint':
-      return `The entrypoint ${show(warning.path)} is an archive (${extension}); upload its contents instead.`;
+      return `The start file ${show(warning.path)} is an archive (${extension}); upload its contents instead.`;
     case 'html_needs_web':
-      return `The entrypoint ${show(warning.path)} is a web page: add the tag ${tags} so it can be played in the browser.`;
+      return `The start file ${show(warning.path)} is a web page: add the tag ${tags} so it can be played in the browser.`;
     case 'web_needs_page':
-      return `The entrypoint ${show(warning.path)} is not a web page, but a web build starts at its HTML page (usually index.html).`;
+      return `The start file ${show(warning.path)} is not a web page, but a web build starts at its HTML page (usually index.html).`;
     case 'extension_suggests_tag':
-      return `The entrypoint ${show(warning.path)} ends in ${extension}, which suggests the tags ${tags}.`;
+      return `The start file ${show(warning.path)} ends in ${extension}, which suggests the tags ${tags}.`;
     case 'header_suggests_tag':
-      return `The header of the entrypoint ${show(warning.path)}${warning.format ? ` (${programFormatName(warning.format)})` : ''} suggests the tags ${tags}.`;
+      return `The header of the start file ${show(warning.path)}${warning.format ? ` (${programFormatName(warning.format)})` : ''} suggests the tags ${tags}.`;
     case 'not_executable':
-      return `The entrypoint ${show(warning.path)} is not marked executable, so it cannot start on Linux or macOS.`;
+      return `The start file ${show(warning.path)} is not marked executable, so it cannot start on Linux or macOS.`;
   }
 }
 
@@ -43,8 +43,8 @@ export function describeFix(fix: PackageFix): string {
     case 'explode_root':
       return `replace ${show(fix.path)} with its contents`;
     case 'set_entrypoint':
-      return fix.candidates.length > 0 ? `set the entrypoint (e.g. ${show(fix.candidates[0])})` : 'set the entrypoint';
+      return fix.candidates.length > 0 ? `set the start file (e.g. ${show(fix.candidates[0])})` : 'set the start file';
     case 'unset_entrypoint':
-      return 'unset the entrypoint';
+      return 'unset the start file';
   }
 }

@@ -17,13 +17,19 @@ import { milliseconds } from './session-rows.ts';
  * while others serve finds alive_at fresh and moves nothing; only a gap of the whole instance counts.
  */
 
-/** Records that this process serves; returns whether this record ended a gap (serving_since moved). */
-export async function recordServing(db: Executor, gapMs: number): Promise<{ resumed: boolean } | undefined> {
+/**
+ * Records that this process serves; returns whether this record ended a gap (serving_since moved) and
+ * whether it is the instance's first record (no process ever served before: a start, not a gap).
+ */
+export async function recordServing(db: Executor, gapMs: number): Promise<{ resumed: boolean; first: boolean } | undefined> {
   return db.transaction(async (tx) => {
     // The row locked first: of processes recording at once after a gap, one moves serving_since, the
     // others then find alive_at fresh.
     const [row] = await tx
-      .select({ gap: sql<boolean>`${instanceFacts.aliveAt} is null or ${instanceFacts.aliveAt} < now() - ${milliseconds(gapMs)} or ${instanceFacts.servingSince} is null` })
+      .select({
+        first: sql<boolean>`${instanceFacts.aliveAt} is null`,
+        gap: sql<boolean>`${instanceFacts.aliveAt} is null or ${instanceFacts.aliveAt} < now() - ${milliseconds(gapMs)} or ${instanceFacts.servingSince} is null`,
+      })
       .from(instanceFacts)
       .where(eq(instanceFacts.id, 1))
       .for('update');
@@ -33,7 +39,7 @@ export async function recordServing(db: Executor, gapMs: number): Promise<{ resu
       .update(instanceFacts)
       .set({ aliveAt: sql`greatest(${instanceFacts.aliveAt}, now())`, ...(resumed ? { servingSince: sql`now()` } : {}) })
       .where(eq(instanceFacts.id, 1));
-    return { resumed };
+    return { resumed, first: Boolean(row.first) };
   });
 }
 
@@ -56,7 +62,7 @@ export function startServingClock(deps: Pick<Deps, 'db' | 'config' | 'log'>): { 
   const beat = async () => {
     try {
       const recorded = await recordServing(deps.db, servingGapMs);
-      if (recorded?.resumed) deps.log.info('serving after a gap: cloud-play machines and sessions are not held to the time no process served', { gapMs: servingGapMs });
+      if (recorded?.resumed && !recorded.first) deps.log.info('serving after a gap: cloud-play machines and sessions are not held to the time no process served', { gapMs: servingGapMs });
     } catch (error) {
       if (!stopped) deps.log.error('recording that this process serves failed', { error: String(error) });
     }
