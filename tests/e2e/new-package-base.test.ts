@@ -44,7 +44,7 @@ test('the base follows the tags: os:windows updates the windows package (its pat
   const linuxFiles = { 'game.x86_64': randomText(9000), 'linux.txt': randomText(12_000) };
   const windowsFiles = { 'game.exe': randomText(9000), 'windows.txt': randomText(12_000) };
   const linux = await uploadPackage(e2e.server, team.owner, team.project.id, linuxFiles, { tags: ['os:linux'], title: 'Linux build' });
-  const windows = await uploadPackage(e2e.server, team.owner, team.project.id, windowsFiles, { tags: ['os:windows'], title: 'Windows build' });
+  const windows = await uploadPackage(e2e.server, team.owner, team.project.id, windowsFiles, { tags: ['os:windows'], title: 'Windows build', entrypoint: ['game.exe'] });
   const branch = await newBranch(team, 'main');
   const version = await api('POST', `${base(team)}/versions`, team.owner, { title: '1.0.0', description: '', packages: [linux.id, windows.id] });
   await publish(team, branch, version);
@@ -86,6 +86,8 @@ test('the base follows the tags: os:windows updates the windows package (its pat
   await baseLine.getByText(en('new_package_base_update', { title: 'Windows build' }), { exact: true }).waitFor();
   expect(await baseLine.getAttribute('data-base')).toBe(windows.id);
   await uploadSize.getByText(/^Only /).waitFor({ timeout: 15_000 });
+  // The update takes over the windows package's start file (issue 29).
+  await dialog.locator('tr[data-path="game.exe"] .badge_accent', { hasText: en('file_tree_start_file') }).waitFor({ timeout: 10_000 });
   const patchText = (await uploadSize.textContent())!;
   const total = patchText.match(/of (.+) will/)![1]!;
 
@@ -105,7 +107,7 @@ test('the base follows the tags: os:windows updates the windows package (its pat
 
   const packages = await api<Package[]>('GET', `${base(team)}/packages`, team.owner);
   const update = packages.find((item) => ![linux.id, windows.id, other.id].includes(item.id));
-  expect(update).toMatchObject({ status: 'ready', tags: ['os:windows'], basePackage: windows.id });
+  expect(update).toMatchObject({ status: 'ready', tags: ['os:windows'], basePackage: windows.id, entrypoint: ['game.exe'] });
   const sentBytes = proxied.proxy.partBytes;
   expect(sentBytes).toBeLessThan(added.length + 2000);
   expect(patchText).toBe(en('new_package_patch_size', { patch: formatSize(sentBytes), total }));
@@ -203,7 +205,8 @@ test('issue 29: a browser upload of a folder with an extensionless ELF and a #! 
   await executableBadge(dialog, 'hopper').waitFor();
   await executableBadge(dialog, 'start').waitFor();
   expect(await executableBadge(dialog, 'level.pck').count()).toBe(0);
-  await chooseStartFile(dialog, 'hopper');
+  // The base's start file is taken over: nothing to choose again (issue 29).
+  await dialog.locator('tr[data-path="hopper"] .badge_accent', { hasText: en('file_tree_start_file') }).waitFor();
   await dialog.getByText(en('new_package_checks_ok'), { exact: true }).waitFor();
   await dialog.getByTestId('new-package-upload-size').getByText(/^Only /).waitFor({ timeout: 15_000 });
   await uploadThrough(page, versionDialog, dialog);

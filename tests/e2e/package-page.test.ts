@@ -80,8 +80,10 @@ test('details through a branch and version: title, tags, size, start file, trail
   expect(await page.getByTestId('package-start-file-not-executable').textContent()).toBe(en('package_page_start_file_not_executable'));
   // Sibling packages of the version, the current one marked.
   const sidebar = page.locator('aside nav', { hasText: en('package_page_sidebar') });
-  expect(await sidebar.locator('a').allTextContents()).toEqual(['Linux build', 'Web build']);
-  expect(await sidebar.locator('a[aria-current="page"]').textContent()).toBe('Linux build');
+  // Each row's name, then its secondary line (upload date and size) that tells builds of one name apart.
+  expect(await sidebar.locator('a > bdi').allTextContents()).toEqual(['Linux build', 'Web build']);
+  expect(await sidebar.locator('a[aria-current="page"] > bdi').textContent()).toBe('Linux build');
+  expect(await sidebar.locator('a [data-fact="uploaded"]').count()).toBe(2);
   expect(await sidebar.locator('a', { hasText: 'Web build' }).getAttribute('href')).toBe(packagePath(webPackage, { version, branch }));
 
   // Folders first, closed; a folder opens with the keyboard and shows its files with sizes and badges.
@@ -326,7 +328,7 @@ test('one package, one name: package page, version page, store page and sidebars
   await api('POST', `${projectBase}/branches/${storeBranch.id}/versions/${v.id}`, store.owner);
   await makePublic(e2e.server, store.project, store.owner);
   const { page, context } = await e2e.openSignedIn({ user: store.tester });
-  const sidebarNames = () => page.locator('aside nav', { hasText: en('package_page_sidebar') }).locator('a').allTextContents();
+  const sidebarNames = () => page.locator('aside nav', { hasText: en('package_page_sidebar') }).locator('a > bdi').allTextContents();
 
   for (const prefix of [`/projects/${store.project.id}/branches/${storeBranch.id}/versions/${v.id}`, `/projects/${store.project.id}/versions/${v.id}`, `/projects/${store.project.id}`]) {
     await visit(page, `${prefix}/packages/${untitled.id}`, 'page_package');

@@ -2,25 +2,17 @@ import { useId, useMemo, useState, type MouseEvent } from 'react';
 import { add_existing_add } from '../paraglide/messages/add_existing_add.js';
 import { add_existing_empty } from '../paraglide/messages/add_existing_empty.js';
 import { add_existing_hint } from '../paraglide/messages/add_existing_hint.js';
-import { add_existing_in_versions } from '../paraglide/messages/add_existing_in_versions.js';
-import { add_existing_no_start_file } from '../paraglide/messages/add_existing_no_start_file.js';
 import { add_existing_none_selected } from '../paraglide/messages/add_existing_none_selected.js';
-import { add_existing_start_file } from '../paraglide/messages/add_existing_start_file.js';
 import { add_existing_title } from '../paraglide/messages/add_existing_title.js';
-import { add_existing_uploaded } from '../paraglide/messages/add_existing_uploaded.js';
 import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { packages_in_no_version } from '../paraglide/messages/packages_in_no_version.js';
 import { packages_no_match } from '../paraglide/messages/packages_no_match.js';
 import { EmptyState, ErrorState, LoadingState } from '../components/states.tsx';
 import { PackageSearchField, usePackageSearch } from '../components/package-search.tsx';
-import { PathParts } from '../components/package-facts.tsx';
+import { PackageDetails } from '../components/package-facts.tsx';
 import { TagList } from '../components/tag-list.tsx';
-import { useLanguage } from '../lib/i18n/index.ts';
-import { rich, slot } from '../lib/i18n/rich.tsx';
 import { trpc } from '../lib/trpc.ts';
 import { Size } from '../components/size.tsx';
-import { formatDate } from '../../shared/format/date.ts';
-import type { Package, ProjectPackage } from '../../shared/schemas/packages.ts';
+import type { ProjectPackage } from '../../shared/schemas/packages.ts';
 import { Modal } from './modal.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -29,58 +21,11 @@ const m = {
   add_existing_add,
   add_existing_empty,
   add_existing_hint,
-  add_existing_in_versions,
-  add_existing_no_start_file,
   add_existing_none_selected,
-  add_existing_start_file,
   add_existing_title,
-  add_existing_uploaded,
   dialog_cancel,
-  packages_in_no_version,
   packages_no_match,
 };
-
-/** How many version names a row shows before an ellipsis (a package pushed every day is in many). */
-const shownVersions = 3;
-
-function versionNames(pkg: ProjectPackage, language: string): string {
-  const names = pkg.versions.slice(0, shownVersions).map((version) => version.title);
-  let list: string;
-  try {
-    list = new Intl.ListFormat(language, { type: 'unit', style: 'short' }).format(names);
-  } catch {
-    list = names.join(', ');
-  }
-  return pkg.versions.length > shownVersions ? `${list}…` : list;
-}
-
-/** What tells packages with the same name apart: the versions it is in, when it was uploaded, its start file. */
-function PackageDetails({ pkg }: { pkg: ProjectPackage }) {
-  const { language } = useLanguage();
-  return (
-    <span className="add_existing_details">
-      <span data-fact="versions">
-        {pkg.versions.length === 0 ? m.packages_in_no_version() : rich(m.add_existing_in_versions({ versions: slot('versions') }), { versions: <bdi>{versionNames(pkg, language)}</bdi> })}
-      </span>
-      <span data-fact="uploaded">
-        {rich(m.add_existing_uploaded({ date: slot('date') }), { date: <time dateTime={pkg.created}>{formatDate(pkg.created, language)}</time> })}
-      </span>
-      <span data-fact="start-file">
-        {pkg.entrypoint && pkg.entrypoint.length > 0
-          ? rich(m.add_existing_start_file({ path: slot('path') }), {
-              path: (
-                <bdi dir="ltr" className="start_file">
-                  <code>
-                    <PathParts parts={pkg.entrypoint} />
-                  </code>
-                </bdi>
-              ),
-            })
-          : m.add_existing_no_start_file()}
-      </span>
-    </span>
-  );
-}
 
 /**
  * The project's ready packages (spec §5 add-existing), newest first, each with the versions it is in,
@@ -88,7 +33,7 @@ function PackageDetails({ pkg }: { pkg: ProjectPackage }) {
  * Ctrl/Cmd-click toggles several; Add takes the selected ones the search shows and is disabled with
  * none. Resolves with the chosen packages (null: cancelled).
  */
-export function AddExistingPackageDialog(props: { projectId: string; exclude: readonly string[]; onClose: (packages: Package[] | null) => void }) {
+export function AddExistingPackageDialog(props: { projectId: string; exclude: readonly string[]; onClose: (packages: ProjectPackage[] | null) => void }) {
   const hintId = useId();
   const list = trpc.packages.list.useQuery({ project: props.projectId });
   const [selected, setSelected] = useState<string[]>([]);
@@ -147,7 +92,7 @@ export function AddExistingPackageDialog(props: { projectId: string; exclude: re
                     <TagList tags={item.tags} />
                     {item.size !== null ? <Size bytes={item.size} className="add_existing_size" /> : null}
                   </span>
-                  <PackageDetails pkg={item} />
+                  <PackageDetails pkg={item} className="add_existing_details" />
                 </li>
               ))}
             </ul>

@@ -17,6 +17,7 @@ import type { Dialogs } from '../dialog-api.tsx';
 import { Modal } from '../modal.tsx';
 import { chooseBase, type BaseCandidate } from './base-choice.ts';
 import { BaseNotice } from './base-notice.tsx';
+import { useBaseStartFile } from './base-start-file.ts';
 import { ChecksList } from './checks-list.tsx';
 import { FilePickButtons, useDropFiles } from './drop-zone.tsx';
 import { chooseMode, hasUnsniffed, programsOf, syncModes } from './file-modes.ts';
@@ -87,6 +88,8 @@ export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDA
   useLayoutEffect(() => {
     if (syncModes(tree, baseRoot, false)) refresh((target) => void syncModes(target, baseRoot, true));
   }, [tree, revision, baseRoot, refresh]);
+
+  useBaseStartFile(tree, revision, basePackage, refresh);
 
   // The tree is edited in place: `revision` is what changes.
   const programs = useMemo(() => programsOf(tree), [tree, revision]);

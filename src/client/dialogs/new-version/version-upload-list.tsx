@@ -4,13 +4,14 @@ import { upload_list_label } from '../../paraglide/messages/upload_list_label.js
 import { upload_new_package } from '../../paraglide/messages/upload_new_package.js';
 import { upload_packages_empty } from '../../paraglide/messages/upload_packages_empty.js';
 import { upload_remove } from '../../paraglide/messages/upload_remove.js';
+import { PackageDetails, StartFileFact } from '../../components/package-facts.tsx';
 import { EmptyState } from '../../components/states.tsx';
 import { AddExistingPackageDialog } from '../add-existing-package-dialog.tsx';
 import { useDialogs } from '../dialog-provider.tsx';
 import type { BaseCandidate } from '../new-package/base-choice.ts';
 import { openNewPackageDialog } from '../new-package/new-package-dialog.tsx';
 import { packageTitle } from '../../../shared/packages/package-name.ts';
-import type { Package } from '../../../shared/schemas/packages.ts';
+import type { ProjectPackage } from '../../../shared/schemas/packages.ts';
 import { isFinished, type PackageUploadState } from '../../../shared/upload/statuses.ts';
 import { getUploadClient } from '../../upload/upload-client.ts';
 import { UploadStatusLine } from './upload-status-line.tsx';
@@ -19,7 +20,8 @@ import { UploadStatusLine } from './upload-status-line.tsx';
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { add_existing_button, upload_list_label, upload_new_package, upload_packages_empty, upload_remove };
 
-type Item = { key: string; title: string; state: PackageUploadState };
+/** `existing`: the package as the project's list gave it; `startFile`: a new package's, from its draft. */
+type Item = { key: string; title: string; state: PackageUploadState; existing?: ProjectPackage; startFile?: string[] | null };
 
 export type VersionUploadListOptions = {
   projectId: string;
@@ -75,7 +77,7 @@ export function VersionUploadList(props: VersionUploadListOptions & { onChange: 
     const key = `new-${++keys}`;
     // The name the package will have once uploaded (the same rule as every page), never raw tags.
     const title = packageTitle(draft);
-    setItems((current) => [...current, { key, title, state: { ...existingState(''), status: 'queued', progress: 0, packageId: null } }]);
+    setItems((current) => [...current, { key, title, startFile: draft.tree.entrypoint ?? null, state: { ...existingState(''), status: 'queued', progress: 0, packageId: null } }]);
     uploads.current.set(key, null);
     const uploadId = await getUploadClient().start(props.projectId, draft, (state) => patch(key, { state }));
     // Removed (or the dialog closed) while it started: stop it at once.
@@ -85,9 +87,9 @@ export function VersionUploadList(props: VersionUploadListOptions & { onChange: 
 
   const addExisting = async () => {
     const exclude = items.flatMap((item) => (item.state.packageId ? [item.state.packageId] : []));
-    const chosen = await dialogs.open<Package[] | null>((close) => <AddExistingPackageDialog projectId={props.projectId} exclude={exclude} onClose={close} />);
+    const chosen = await dialogs.open<ProjectPackage[] | null>((close) => <AddExistingPackageDialog projectId={props.projectId} exclude={exclude} onClose={close} />);
     if (!chosen) return;
-    setItems((current) => [...current, ...chosen.map((item) => ({ key: `existing-${item.id}`, title: item.title, state: existingState(item.id) }))]);
+    setItems((current) => [...current, ...chosen.map((item) => ({ key: `existing-${item.id}`, title: item.title, existing: item, state: existingState(item.id) }))]);
   };
 
   const remove = (item: Item) => {
@@ -112,6 +114,12 @@ export function VersionUploadList(props: VersionUploadListOptions & { onChange: 
             <li key={item.key} className="item upload_item" data-status={item.state.status}>
               <bdi className="upload_title">{item.title}</bdi>
               <UploadStatusLine state={item.state} />
+              {item.existing ? <PackageDetails pkg={item.existing} facts={['versions', 'uploaded', 'size', 'start-file']} className="upload_details" /> : null}
+              {item.startFile !== undefined ? (
+                <span className="package_details upload_details">
+                  <StartFileFact entrypoint={item.startFile} />
+                </span>
+              ) : null}
               <button type="button" className="button button_quiet" onClick={() => remove(item)}>
                 {m.upload_remove()}
               </button>

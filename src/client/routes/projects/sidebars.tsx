@@ -7,10 +7,12 @@ import { invite_page_awaiting } from '../../paraglide/messages/invite_page_await
 import { package_page_sidebar } from '../../paraglide/messages/package_page_sidebar.js';
 import { projects_list_empty } from '../../paraglide/messages/projects_list_empty.js';
 import { projects_title } from '../../paraglide/messages/projects_title.js';
+import { PackageDetails } from '../../components/package-facts.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';
 import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { trpc } from '../../lib/trpc.ts';
+import type { Package } from '../../../shared/schemas/packages.ts';
 import type { Project } from '../../../shared/schemas/projects.ts';
 import { branchHref, packageHref, projectHref, versionHref } from './links.ts';
 
@@ -18,7 +20,8 @@ import { branchHref, packageHref, projectHref, versionHref } from './links.ts';
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { invite_page_awaiting, package_page_sidebar, project_sidebar_branches, project_sidebar_empty, project_sidebar_versions, projects_list_empty, projects_title };
 
-type SidebarItem = { id: string; title: string; href: string };
+/** `detail`: a secondary line that tells apart items of one name (packages). */
+type SidebarItem = { id: string; title: string; href: string; detail?: ReactNode };
 
 type SidebarListProps = {
   label: string;
@@ -50,6 +53,7 @@ export function SidebarList({ label, items, currentId, query, note, emptyText }:
             <li key={item.id}>
               <Link href={item.href} aria-current={item.id === currentId ? 'page' : undefined} className="sidebar_link">
                 <bdi>{item.title}</bdi>
+                {item.detail}
               </Link>
             </li>
           ))}
@@ -94,12 +98,20 @@ export function VersionsSidebar({ projectId, currentVersionId }: { projectId: st
   return <SidebarList label={m.project_sidebar_versions()} items={items} currentId={currentVersionId} query={query} />;
 }
 
-/** Sibling packages: of the version when the page was reached through one, else of the project. */
+/**
+ * Sibling packages: of the version when the page was reached through one, else of the project. Builds
+ * for one platform share a name: each row says when it was uploaded and its size (in a version) or the
+ * versions it is in (of the project).
+ */
 export function PackagesSidebar({ projectId, versionId, branchId, currentPackageId }: { projectId: string; versionId?: string; branchId?: string; currentPackageId?: string }) {
   const ofVersion = trpc.packages.ofVersion.useQuery({ project: projectId, version: versionId ?? '' }, { enabled: versionId !== undefined });
   const ofProject = trpc.packages.list.useQuery({ project: projectId }, { enabled: versionId === undefined });
-  const query = versionId !== undefined ? ofVersion : ofProject;
   const via = { version: versionId, branch: branchId };
-  const items = query.data?.map((item) => ({ id: item.id, title: item.title, href: packageHref(projectId, item.id, via) }));
+  const item = (pkg: Package, detail: ReactNode): SidebarItem => ({ id: pkg.id, title: pkg.title, href: packageHref(projectId, pkg.id, via), detail });
+  const query = versionId !== undefined ? ofVersion : ofProject;
+  const items =
+    versionId !== undefined
+      ? ofVersion.data?.map((pkg) => item(pkg, <PackageDetails pkg={pkg} facts={['uploaded', 'size']} className="sidebar_detail" />))
+      : ofProject.data?.map((pkg) => item(pkg, <PackageDetails pkg={pkg} facts={['versions', 'uploaded']} className="sidebar_detail" />));
   return <SidebarList label={m.package_page_sidebar()} items={items} currentId={currentPackageId} query={query} />;
 }

@@ -47,7 +47,7 @@ export function BranchActions({ project, branch }: { project: Project; branch: B
     // A new package updates the current package with the same tags (as the CLI's push does): only the
     // chunks that one lacks travel.
     const current = branch.currentVersion ? await utils.packages.ofVersion.fetch({ project: project.id, version: branch.currentVersion.version }).catch(() => []) : [];
-    const currentPackages = current.filter((item) => item.status === 'ready').map((item) => ({ id: item.id, title: item.title, tags: item.tags }));
+    const currentPackages = current.filter((item) => item.status === 'ready').map((item) => ({ id: item.id, title: item.title, tags: item.tags, entrypoint: item.entrypoint }));
     const packages: PackagesPicker = ({ onChange }) => (
       <VersionUploadList projectId={project.id} maxSize={quotas?.packageSize ?? null} currentPackages={currentPackages} onChange={onChange} />
     );
