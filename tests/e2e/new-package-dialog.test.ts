@@ -301,7 +301,8 @@ test('an update of the current package of the branch: the patch size shown is wh
   const added = randomText(5000);
   await dropFolder(page, dialog.getByTestId('file-tree'), 'update', { ...files, 'added.txt': added });
   await check(dialog, 'single_root_directory').getByRole('button', { name: en('package_check_fix_explode_root'), exact: true }).click();
-  await check(dialog, 'entrypoint_not_set').getByRole('button', { name: en('package_check_fix_set_entrypoint'), exact: true }).click();
+  // The base's start file is taken over, nothing to choose again (issue 29).
+  await dialog.locator('tr[data-path="index.html"] .badge_accent', { hasText: en('file_tree_start_file') }).waitFor();
   await dialog.getByText(en('new_package_checks_ok'), { exact: true }).waitFor();
   const shown = dialog.getByTestId('new-package-upload-size');
   await shown.getByText(/^Only /).waitFor({ timeout: 15_000 });

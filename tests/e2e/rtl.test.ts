@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { uploadPackage } from '../support/packages.ts';
 import { makeTeam } from '../support/projects.ts';
 import { languageSelect, message, rtlLanguage, startE2E, visit, type E2E } from './support/app.ts';
+import { restApi } from './support/projects.ts';
 
 /** Issue 4: a right-to-left language (Arabic, the 14th) mirrors the layout through CSS logical properties. */
 let e2e: E2E;
@@ -140,3 +144,41 @@ test('right to left, sizes and Latin titles keep their own order: "197 KiB", "1.
   expect(await drawnLeftToRight(entry.locator('.archive_size'), '197', 'KiB')).toBe(true);
   await context.close();
 }, 30_000);
+
+test('right to left, paths read left to right: "build/" in the New package tree, "bin/" in the contents tree, the start file and the checks (issue 29)', async () => {
+  const team = await makeTeam(e2e.server);
+  const { newBranch } = restApi(() => e2e.server);
+  const branch = await newBranch(team, 'main');
+  const pkg = await uploadPackage(e2e.server, team.developer, team.project.id, { 'bin/run.sh': '#!/bin/sh\n' }, { tags: ['os:linux'], entrypoint: ['bin', 'run.sh'] });
+  const { page, context } = await e2e.openSignedIn({ user: team.developer, storage: { lang: rtlLanguage } });
+
+  // The package page's contents tree and start file.
+  await visit(page, `/projects/${team.project.id}/packages/${pkg.id}`, 'page_package');
+  const folderName = page.locator('[data-testid="archive-browser"] li[data-path="bin"] .archive_name');
+  await folderName.waitFor({ timeout: 10_000 });
+  expect(await drawnLeftToRight(folderName, 'bin', '/')).toBe(true);
+  expect(await drawnLeftToRight(page.locator('[data-testid="package-start-file"]'), 'bin', 'run.sh')).toBe(true);
+
+  // The New package dialog: a picked folder is a row 'build/', and the check names it left to right.
+  const folder = mkdtempSync(join(tmpdir(), 'rtl-paths-'));
+  try {
+    mkdirSync(join(folder, 'build'));
+    writeFileSync(join(folder, 'build', 'game.x86_64'), 'game');
+    await visit(page, `/projects/${team.project.id}/branches/${branch.id}`, 'page_branch');
+    await page.getByRole('button', { name: message(rtlLanguage, 'branch_publish_new'), exact: true }).click();
+    const versionDialog = page.locator('dialog[open]').first();
+    await versionDialog.getByRole('button', { name: message(rtlLanguage, 'upload_new_package'), exact: true }).click();
+    const dialog = page.locator('dialog[open].new_package_dialog');
+    await dialog.locator('[data-testid="new-package-folder-input"]').setInputFiles(join(folder, 'build'));
+    const row = dialog.locator('tr[data-path="build"] .file_tree_name');
+    await row.waitFor({ timeout: 10_000 });
+    expect(await row.textContent()).toBe('build/');
+    expect(await drawnLeftToRight(row, 'build', '/')).toBe(true);
+    const single = dialog.locator('.package_checks_item[data-code="single_root_directory"] .package_checks_path');
+    await single.waitFor({ timeout: 10_000 });
+    expect(await single.getAttribute('dir')).toBe('ltr');
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+  await context.close();
+}, 60_000);

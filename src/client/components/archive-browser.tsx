@@ -92,7 +92,9 @@ function Entry({ entry, path, entrypoint }: { entry: ArchiveEntry; path: string[
           <span className="archive_marker" aria-hidden="true">
             {open ? '▾' : '▸'}
           </span>
-          <span className="archive_name">{entry.name}/</span>
+          <bdi dir="ltr" className="archive_name">
+            {entry.name}/
+          </bdi>
           {size}
         </button>
         {open ? (
@@ -105,7 +107,9 @@ function Entry({ entry, path, entrypoint }: { entry: ArchiveEntry; path: string[
   }
   return (
     <li className="archive_entry archive_file" data-path={path.join('/')}>
-      <span className="archive_name">{entry.name}</span>
+      <bdi dir="ltr" className="archive_name">
+        {entry.name}
+      </bdi>
       {entry.kind === 'symlink' ? <span className="archive_link">{m.package_page_link_to({ target: entry.target })}</span> : size}
       {entry.kind === 'file' && (entry.mode & MODE_EXECUTABLE) !== 0 ? <span className="badge">{m.package_page_executable()}</span> : null}
       {isEntrypoint(path, entrypoint) ? <span className="badge archive_start_badge">{m.package_page_start_badge()}</span> : null}

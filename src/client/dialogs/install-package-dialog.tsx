@@ -146,7 +146,7 @@ export function InstallPackageDialog({ pkg, onClose }: { pkg: InstallablePackage
                         <select {...control} className="select" value={chosenWorkspace ?? ''} onChange={(event) => setWorkspace(event.currentTarget.value || undefined)}>
                           {chosenWorkspace === undefined ? <option value="">{m.install_dialog_workspace_choose()}</option> : null}
                           {workspaces.map((item) => (
-                            <option key={item.id} value={item.id}>
+                            <option key={item.id} value={item.id} dir="ltr">
                               {item.local_path}
                             </option>
                           ))}

@@ -5,7 +5,8 @@ import { new_package_checks_heading } from '../../paraglide/messages/new_package
 import { new_package_checks_ok } from '../../paraglide/messages/new_package_checks_ok.js';
 import { package_check_blocks_create } from '../../paraglide/messages/package_check_blocks_create.js';
 import { package_check_no_candidates } from '../../paraglide/messages/package_check_no_candidates.js';
-import { fixLabel, warningText } from './warning-messages.ts';
+import { rich, slot } from '../../lib/i18n/rich.tsx';
+import { fixLabel, warningParts, warningText } from './warning-messages.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -29,7 +30,7 @@ function ChooseEntrypoint({ fix, onApply }: { fix: Extract<PackageFix, { kind: '
       </label>
       <select id={selectId} className="select" value={index} onChange={(event) => setChoice(fix.candidates[Number(event.currentTarget.value)]?.join('/') ?? null)}>
         {fix.candidates.map((parts, i) => (
-          <option key={parts.join('/')} value={i}>
+          <option key={parts.join('/')} value={i} dir="ltr">
             {parts.join('/')}
           </option>
         ))}
@@ -39,6 +40,17 @@ function ChooseEntrypoint({ fix, onApply }: { fix: Extract<PackageFix, { kind: '
       </button>
     </div>
   );
+}
+
+/** A warning's sentence with its path, extension and tags isolated left to right ('.exe', not 'exe.', in Arabic). */
+function WarningText({ warning }: { warning: PackageWarning }) {
+  const parts = warningParts(warning);
+  const ltr = (text: string) => (
+    <bdi dir="ltr" className="package_checks_path">
+      {text}
+    </bdi>
+  );
+  return <>{rich(warningText(warning, { path: slot('path'), extension: slot('extension'), tags: slot('tags') }), { path: ltr(parts.path), extension: ltr(parts.extension), tags: ltr(parts.tags) })}</>;
 }
 
 /** Spec §5 package checks: each warning with its one-click fix. */
@@ -56,7 +68,7 @@ export function ChecksList({ warnings, onApply }: { warnings: readonly PackageWa
           {warnings.map((warning, i) => (
             <li key={`${warning.code}-${i}`} className="package_checks_item" data-code={warning.code} data-blocks-create={warning.blocksCreate ? 'true' : undefined}>
               <p className="package_checks_text">
-                {warningText(warning)}
+                <WarningText warning={warning} />
                 {warning.blocksCreate ? <strong className="package_checks_blocks"> {m.package_check_blocks_create()}</strong> : null}
               </p>
               {warning.fix?.kind === 'set_entrypoint' ? (

@@ -29,7 +29,7 @@ export function MoveDialog(props: { root: ArchiveDirectory; moving: string[]; on
           {(control) => (
             <select {...control} className="select" data-autofocus value={choice} onChange={(event) => setChoice(Number(event.currentTarget.value))}>
               {targets.map((parts, i) => (
-                <option key={parts.join('/')} value={i}>
+                <option key={parts.join('/')} value={i} dir={parts.length === 0 ? undefined : 'ltr'}>
                   {parts.length === 0 ? m.file_tree_top_level() : parts.join('/')}
                 </option>
               ))}

@@ -73,7 +73,7 @@ export function SizeSummary({ files, index, base, estimate, maxSize }: Props) {
       ) : null}
       {index.status === 'failed' ? (
         <p className="notice new_package_problem" role="alert">
-          {m.new_package_read_failed({ path: index.path ?? '' })}
+          {rich(m.new_package_read_failed({ path: slot('path') }), { path: <bdi dir="ltr">{index.path ?? ''}</bdi> })}
         </p>
       ) : null}
       {isTooLarge(estimate, maxSize) ? (

@@ -94,7 +94,10 @@ export function TreeRowView(props: Props) {
         ) : (
           <span className="file_tree_toggle" aria-hidden="true" />
         )}
-        <span className="file_tree_name">{folder ? `${name}/` : name}</span>
+        {/* A path reads left to right in every language: 'build/', never '/build' in Arabic. */}
+        <bdi dir="ltr" className="file_tree_name">
+          {folder ? `${name}/` : name}
+        </bdi>
         {props.isEntrypoint ? <span className="badge badge_accent file_tree_badge">{m.file_tree_start_file()}</span> : null}
         {props.executable ? <span className="badge file_tree_badge">{m.file_tree_executable()}</span> : null}
       </td>

@@ -1,23 +1,27 @@
-import { useCallback, useRef, useState } from 'react';
+import { createElement, useCallback, useRef, useState, type ReactNode } from 'react';
 import { addDirectory, addFile, createTree, hasBidiControl, isArchiveError, shownPath, type ArchiveTree } from '../../../shared/archive/index.ts';
 import { new_package_bidi_name } from '../../paraglide/messages/new_package_bidi_name.js';
 import { new_package_edit_failed } from '../../paraglide/messages/new_package_edit_failed.js';
 import { new_package_exists } from '../../paraglide/messages/new_package_exists.js';
 import { new_package_not_folder } from '../../paraglide/messages/new_package_not_folder.js';
+import { rich, slot } from '../../lib/i18n/rich.tsx';
 import type { PickedEntry } from './read-dropped.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { new_package_bidi_name, new_package_edit_failed, new_package_exists, new_package_not_folder };
 
+/** A path in a sentence, isolated left to right (in Arabic 'build/game', not 'game/build'). */
+const pathIn = (message: (params: { path: string }) => string, path: string): ReactNode => rich(message({ path: slot('path') }), { path: createElement('bdi', { dir: 'ltr' }, path) });
+
 /** The text shown when a tree edit is refused (a name taken, a file in the way, a name with bidi controls). */
-export function describeEditError(error: unknown): string {
+export function describeEditError(error: unknown): ReactNode {
   if (isArchiveError(error)) {
     const path = error.path ?? '';
-    if (error.code === 'file_exists') return m.new_package_exists({ path });
-    if (error.code === 'path_not_directory') return m.new_package_not_folder({ path });
+    if (error.code === 'file_exists') return pathIn(m.new_package_exists, path);
+    if (error.code === 'path_not_directory') return pathIn(m.new_package_not_folder, path);
     // Shown escaped: the name itself would display as another one.
-    if (error.code === 'invalid_path' && hasBidiControl(path)) return m.new_package_bidi_name({ path: shownPath(path) });
+    if (error.code === 'invalid_path' && hasBidiControl(path)) return pathIn(m.new_package_bidi_name, shownPath(path));
   }
   return m.new_package_edit_failed();
 }
@@ -45,7 +49,7 @@ export type TreeState = {
   tree: ArchiveTree;
   revision: number;
   /** Why the last edit was refused, if it was. */
-  problem: string | null;
+  problem: ReactNode | null;
   /** Runs an edit of the tree; what it throws becomes `problem` (what it did before throwing stays). */
   edit(change: (tree: ArchiveTree) => void): void;
   /**
@@ -59,7 +63,7 @@ export function useTreeState(): TreeState {
   const treeRef = useRef<ArchiveTree | null>(null);
   treeRef.current ??= createTree();
   const [revision, setRevision] = useState(0);
-  const [problem, setProblem] = useState<string | null>(null);
+  const [problem, setProblem] = useState<ReactNode | null>(null);
   const edit = useCallback((change: (tree: ArchiveTree) => void) => {
     try {
       change(treeRef.current!);

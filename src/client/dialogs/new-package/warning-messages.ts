@@ -44,11 +44,17 @@ const m = {
 /** Tags as written in the package ('os:web'): the fix adds exactly these. */
 const tagList = (tags: readonly string[] | undefined) => (tags ?? []).join(', ');
 
-/** A warning's translated text, its parameters filled in (spec §5 package checks). */
-export function warningText(warning: PackageWarning): string {
-  const path = (warning.path ?? []).join('/');
-  const extension = `.${warning.extension ?? ''}`;
-  const tags = tagList(warning.tags);
+/** The parameters of a warning's sentence as text: its path, extension ('.exe') and tags. */
+export function warningParts(warning: PackageWarning): { path: string; extension: string; tags: string } {
+  return { path: (warning.path ?? []).join('/'), extension: `.${warning.extension ?? ''}`, tags: tagList(warning.tags) };
+}
+
+/**
+ * A warning's translated text, its parameters filled in (spec §5 package checks); `slots` puts
+ * stand-ins in their place instead (rich(): isolated elements in the sentence).
+ */
+export function warningText(warning: PackageWarning, slots: Partial<ReturnType<typeof warningParts>> = {}): string {
+  const { path, extension, tags } = { ...warningParts(warning), ...slots };
   switch (warning.code) {
     case 'no_files':
       return m.package_check_no_files();
