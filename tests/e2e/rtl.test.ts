@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { uploadPackage } from '../support/packages.ts';
+import { addFile, addSymlink, bytesSource, createTree, packArchive } from '../../src/shared/archive/index.ts';
+import { sendArchive, uploadPackage } from '../support/packages.ts';
 import { makeTeam } from '../support/projects.ts';
 import { languageSelect, message, rtlLanguage, startE2E, visit, type E2E } from './support/app.ts';
 import { restApi } from './support/projects.ts';
@@ -149,7 +150,16 @@ test('right to left, paths read left to right: "build/" in the New package tree,
   const team = await makeTeam(e2e.server);
   const { newBranch } = restApi(() => e2e.server);
   const branch = await newBranch(team, 'main');
-  const pkg = await uploadPackage(e2e.server, team.developer, team.project.id, { 'bin/run.sh': '#!/bin/sh\n' }, { tags: ['os:linux'], entrypoint: ['bin', 'run.sh'] });
+  // A folder, a start file in it and a link to it (its target is a path too).
+  const tree = createTree();
+  addFile(tree, 'bin/run.sh', bytesSource(new TextEncoder().encode('#!/bin/sh\n')), { mode: 1 });
+  addSymlink(tree, 'start', 'bin/run.sh');
+  const packed = packArchive(tree, { compression: 0 });
+  const archive = new Uint8Array(await new Response(packed.stream).arrayBuffer());
+  await packed.done;
+  const sent = await sendArchive(e2e.server, team.developer, team.project.id, archive, { tags: ['os:linux'], entrypoint: ['bin', 'run.sh'] });
+  expect(sent.finalize.status).toBe(200);
+  const pkg = (await sent.finalize.json()) as { id: string };
   const { page, context } = await e2e.openSignedIn({ user: team.developer, storage: { lang: rtlLanguage } });
 
   // The package page's contents tree and start file.
@@ -158,6 +168,9 @@ test('right to left, paths read left to right: "build/" in the New package tree,
   await folderName.waitFor({ timeout: 10_000 });
   expect(await drawnLeftToRight(folderName, 'bin', '/')).toBe(true);
   expect(await drawnLeftToRight(page.locator('[data-testid="package-start-file"]'), 'bin', 'run.sh')).toBe(true);
+  const link = page.locator('[data-testid="archive-browser"] li[data-path="start"] .archive_link');
+  expect(await link.locator('bdi').getAttribute('dir')).toBe('ltr');
+  expect(await drawnLeftToRight(link.locator('bdi'), 'bin', 'run.sh')).toBe(true);
 
   // The New package dialog: a picked folder is a row 'build/', and the check names it left to right.
   const folder = mkdtempSync(join(tmpdir(), 'rtl-paths-'));

@@ -11,6 +11,7 @@ import type { ArchiveDirectory, ArchiveEntry, ArchiveIndex } from '../../shared/
 import { Size } from './size.tsx';
 import { api, ApiError } from '../lib/api.ts';
 import { EmptyState, ErrorState, LoadingState } from './states.tsx';
+import { rich, slot } from '../lib/i18n/rich.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -110,7 +111,7 @@ function Entry({ entry, path, entrypoint }: { entry: ArchiveEntry; path: string[
       <bdi dir="ltr" className="archive_name">
         {entry.name}
       </bdi>
-      {entry.kind === 'symlink' ? <span className="archive_link">{m.package_page_link_to({ target: entry.target })}</span> : size}
+      {entry.kind === 'symlink' ? <span className="archive_link">{rich(m.package_page_link_to({ target: slot('target') }), { target: <bdi dir="ltr">{entry.target}</bdi> })}</span> : size}
       {entry.kind === 'file' && (entry.mode & MODE_EXECUTABLE) !== 0 ? <span className="badge">{m.package_page_executable()}</span> : null}
       {isEntrypoint(path, entrypoint) ? <span className="badge archive_start_badge">{m.package_page_start_badge()}</span> : null}
     </li>

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent, type ReactNode } from 'react';
+import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
 import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
 import { dialog_required } from '../paraglide/messages/dialog_required.js';
@@ -6,12 +6,15 @@ import { version_description_label } from '../paraglide/messages/version_descrip
 import { version_packages_label } from '../paraglide/messages/version_packages_label.js';
 import { version_packages_later } from '../paraglide/messages/version_packages_later.js';
 import { version_title_label } from '../paraglide/messages/version_title_label.js';
+import { version_title_invalid } from '../paraglide/messages/version_title_invalid.js';
 import { version_title_taken } from '../paraglide/messages/version_title_taken.js';
+import { project_overview_too_long } from '../paraglide/messages/project_overview_too_long.js';
 import { upload_waiting } from '../paraglide/messages/upload_waiting.js';
 import { markdown_editor_images_hint } from '../paraglide/messages/markdown_editor_images_hint.js';
 import { markdown_editor_images_pending } from '../paraglide/messages/markdown_editor_images_pending.js';
 import { FormField } from '../components/form-field.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
+import { versionTitleProblem, type VersionTitleProblem } from '../../shared/schemas/versions.ts';
 import { Modal } from './modal.tsx';
 import { PastedImageList, useImageTextarea } from './pasted-images.tsx';
 
@@ -29,6 +32,8 @@ const m = {
   version_description_label,
   version_packages_label,
   version_packages_later,
+  project_overview_too_long,
+  version_title_invalid,
   version_title_label,
   version_title_taken,
   upload_waiting,
@@ -40,7 +45,15 @@ export type VersionFormValues = { title: string; description: string; packages: 
  * The package picker (src/client/dialogs/new-version/version-upload-list.tsx): reports the chosen package ids and
  * whether an upload is still running; without one the dialog says packages come later.
  */
-export type PackagesPicker = (props: { value: string[]; onChange: (packages: string[], pending: boolean) => void }) => ReactNode;
+export type PackagesPicker = (props: {
+  value: string[];
+  onChange: (packages: string[], pending: boolean) => void;
+  /**
+   * Called before a new package's upload starts: false when the version could not be created as it
+   * stands (its title refused), shown at the title. Checked first, no upload is left without a version.
+   */
+  beforeUpload: () => boolean;
+}) => ReactNode;
 
 export type VersionFormDialogProps = {
   title: string;
@@ -48,6 +61,8 @@ export type VersionFormDialogProps = {
   initial: { title: string; description: string };
   /** The version's project: images pasted or dropped into the description are uploaded to it (spec §4, §5). */
   projectId?: string;
+  /** The titles of the project's versions (unique per project): refused at the title before anything is sent. */
+  takenTitles?: readonly string[];
   /** Shows the packages part (new versions); editing a version leaves it out. */
   withPackages?: boolean;
   packages?: PackagesPicker;
@@ -57,9 +72,23 @@ export type VersionFormDialogProps = {
   onClose: (done: boolean) => void;
 };
 
+function titleProblemText(problem: VersionTitleProblem): string {
+  switch (problem) {
+    case 'required':
+      return m.dialog_required();
+    case 'too_long':
+      return m.project_overview_too_long({ max: String(versionTitleMaxLength) });
+    case 'invalid':
+      return m.version_title_invalid();
+    case 'taken':
+      return m.version_title_taken();
+  }
+}
+
 /** Title and description of a version (new or edited), with the server's refusals shown in place. */
 export function VersionFormDialog(props: VersionFormDialogProps) {
   const ids = { packages: useId() };
+  const titleInput = useRef<HTMLInputElement>(null);
   const [title, setTitle] = useState(props.initial.title);
   const [description, setDescription] = useState(props.initial.description);
   const [packages, setPackages] = useState<string[]>([]);
@@ -71,6 +100,16 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
   // A version's notes have no images list: the pasted images' addresses in the text are what keeps them.
   const pasted = useImageTextarea({ projectId: props.projectId, initial: [], text: description, setText: setDescription });
 
+  // The server's rule and the titles known, before an upload or the version: a refusal after the
+  // uploads would leave their packages in no version.
+  const checkTitle = (): boolean => {
+    const problem = versionTitleProblem(title, props.takenTitles ?? []);
+    if (!problem) return true;
+    setTitleProblem(titleProblemText(problem));
+    titleInput.current?.focus();
+    return false;
+  };
+
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (busy) return;
@@ -79,10 +118,7 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
       setPendingShown(true);
       return;
     }
-    if (title.trim() === '') {
-      setTitleProblem(m.dialog_required());
-      return;
-    }
+    if (!checkTitle()) return;
     if (pasted.busy) {
       setFailure(m.markdown_editor_images_pending());
       return;
@@ -109,13 +145,15 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
           {(control) => (
             <input
               {...control}
+              ref={titleInput}
               className="input"
               data-autofocus
               maxLength={versionTitleMaxLength}
               value={title}
               onChange={(event) => {
                 setTitle(event.target.value);
-                setTitleProblem(undefined);
+                // A title another version has is said at once; the rest when it matters (upload, submit).
+                setTitleProblem(versionTitleProblem(event.target.value, props.takenTitles ?? []) === 'taken' ? m.version_title_taken() : undefined);
               }}
             />
           )}
@@ -147,6 +185,7 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
             {Picker ? (
               <Picker
                 value={packages}
+                beforeUpload={checkTitle}
                 onChange={(next, stillPending) => {
                   setPackages(next);
                   setPending(stillPending);

@@ -46,3 +46,21 @@ export function nextVersionTitle(base: string | null | undefined): string {
   const next = (BigInt(digits!) + 1n).toString().padStart(digits!.length, '0');
   return `${head}${next}${tail}`;
 }
+
+export type VersionTitleProblem = 'required' | 'too_long' | 'invalid' | 'taken';
+
+/**
+ * What the server would refuse in a new version's title, checked before anything is sent: the
+ * schema's rule (cleaned, trimmed, 1–64 characters, no control characters), then the title of a version
+ * the project already has (titles are unique per project, compared as stored). null: acceptable.
+ */
+export function versionTitleProblem(title: string, takenTitles: readonly string[]): VersionTitleProblem | null {
+  const parsed = versionTitleSchema.safeParse(title);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    if (issue?.code === 'too_small') return 'required';
+    if (issue?.code === 'too_big') return 'too_long';
+    return 'invalid';
+  }
+  return takenTitles.includes(parsed.data) ? 'taken' : null;
+}

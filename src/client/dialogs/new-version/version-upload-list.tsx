@@ -31,6 +31,8 @@ export type VersionUploadListOptions = {
    * (the dialog offers their tags; it ticks none by itself).
    */
   currentPackages?: readonly BaseCandidate[];
+  /** Asked before a new package is prepared and uploaded: false stops it (the version's title is refused). */
+  beforeUpload?: () => boolean;
 };
 
 const existingState = (id: string): PackageUploadState => ({ status: 'existing', progress: 1, size: null, sentBytes: 0, patchSize: null, parts: [], packageId: id, error: null });
@@ -68,6 +70,7 @@ export function VersionUploadList(props: VersionUploadListOptions & { onChange: 
   const patch = (key: string, change: Partial<Item>) => setItems((current) => current.map((item) => (item.key === key ? { ...item, ...change } : item)));
 
   const addNew = async () => {
+    if (props.beforeUpload && !props.beforeUpload()) return;
     const draft = await openNewPackageDialog(dialogs, {
       projectId: props.projectId,
       maxSize: props.maxSize,

@@ -42,14 +42,15 @@ export function BranchActions({ project, branch }: { project: Project; branch: B
   if (!canPublish && !canRename && !canDelete) return null;
 
   const publishNew = async () => {
-    const latest = (await utils.projects.versions.list.fetch({ project: project.id }).catch(() => versions.data))?.[0]?.title;
+    const known = await utils.projects.versions.list.fetch({ project: project.id }).catch(() => versions.data);
+    const latest = known?.[0]?.title;
     const quotas = await utils.projects.quotas.fetch({ project: project.id }).catch(() => null);
     // A new package updates the current package with the same tags (as the CLI's push does): only the
     // chunks that one lacks travel.
     const current = branch.currentVersion ? await utils.packages.ofVersion.fetch({ project: project.id, version: branch.currentVersion.version }).catch(() => []) : [];
     const currentPackages = current.filter((item) => item.status === 'ready').map((item) => ({ id: item.id, title: item.title, tags: item.tags, entrypoint: item.entrypoint }));
-    const packages: PackagesPicker = ({ onChange }) => (
-      <VersionUploadList projectId={project.id} maxSize={quotas?.packageSize ?? null} currentPackages={currentPackages} onChange={onChange} />
+    const packages: PackagesPicker = ({ onChange, beforeUpload }) => (
+      <VersionUploadList projectId={project.id} maxSize={quotas?.packageSize ?? null} currentPackages={currentPackages} onChange={onChange} beforeUpload={beforeUpload} />
     );
     // Created once, then only published: a failed publish retried from the dialog must not create twice.
     let created: Version | undefined;
@@ -67,6 +68,7 @@ export function BranchActions({ project, branch }: { project: Project; branch: B
         confirmLabel={m.version_publish()}
         initial={{ title: nextVersionTitle(latest ?? branch.currentVersion?.title), description: '' }}
         projectId={project.id}
+        takenTitles={known?.map((version) => version.title)}
         withPackages
         packages={packages}
         onSubmit={submit}
