@@ -37,8 +37,8 @@ describe('routing and screens', () => {
     expect(within(footer).getByRole('link', { name: 'Documentation' }).getAttribute('href')).toBe('/docs/en/');
     // No SOCIAL_LINKS configured: the footer has the docs link only (tests/e2e/branding.test.ts sets some).
     expect(within(footer).getAllByRole('link')).toHaveLength(1);
-    expect((body().getByRole('combobox', { name: 'Language' }) as HTMLSelectElement).value).toBe('en');
-    expect(body().getByRole('combobox', { name: 'Language' }).textContent).toContain('en');
+    expect((body().getByRole('combobox', { name: 'Language: English' }) as HTMLSelectElement).value).toBe('en');
+    expect(body().getByRole('combobox', { name: 'Language: English' }).textContent).toContain('en');
   });
 
   test.each(['/no/such/page', '/me/extra', '/docs', '/%E0%A4%A', '/projects/x%'])('not found: %s', async (url) => {
@@ -71,7 +71,7 @@ describe('routing and screens', () => {
   test('docs: switching the language moves to that language, English with the notice and left-to-right', async () => {
     openApp('/docs/en/getting-started');
     await body().findByRole('heading', { level: 1, name: 'Getting started' });
-    act(() => void fireEvent.change(body().getByRole('combobox', { name: 'Language' }), { target: { value: 'ar' } }));
+    act(() => void fireEvent.change(body().getByRole('combobox', { name: 'Language: English' }), { target: { value: 'ar' } }));
     await waitFor(() => expect(path()).toBe('/docs/ar/getting-started'));
     expect(document.documentElement.dir).toBe('rtl');
     expect(await body().findByRole('note')).toBeTruthy();
@@ -106,7 +106,7 @@ describe('language and theme', () => {
     openApp('/');
     await body().findByRole('heading', { level: 1 });
     const english = body().getByRole('heading', { level: 1 }).textContent;
-    act(() => void fireEvent.change(body().getByRole('combobox', { name: 'Language' }), { target: { value: 'de' } }));
+    act(() => void fireEvent.change(body().getByRole('combobox', { name: 'Language: English' }), { target: { value: 'de' } }));
     await waitFor(() => expect(document.documentElement.lang).toBe('de'));
     expect(localStorage.getItem('lang')).toBe('de');
     await waitFor(() => expect(body().getByRole('heading', { level: 1 }).textContent).not.toBe(english));

@@ -430,6 +430,38 @@ test('release notes render as notes; the information table says platforms, versi
   await context.close();
 }, 30_000);
 
+/**
+ * The project's store tags (PATCH /projects/{project} {storeTags}) make the table's last row, normalised
+ * and in the owner's order, each a link to the store search; one opens the index searching for it,
+ * listing the project (and not a game without the tag). The table's other rows stay as they were.
+ */
+test('store tags set through the API show in the information table; a tag opens the store search that lists the project', async () => {
+  const updated = await call<{ storeTags: string[] }>('PATCH', `/api/projects/${game.id}`, { storeTags: ['Puzzle', 'space  farming'] });
+  expect(updated.storeTags).toEqual(['puzzle', 'space farming']);
+  const { page, context } = await e2e.open({ userAgent: agents.windows });
+  try {
+    await visit(page, storePath(game.id), 'page_store_project');
+    const info = page.locator('section.store_info');
+    const tagsRow = info.locator('tr[data-row="tags"]');
+    await tagsRow.waitFor({ timeout: 10_000 });
+    expect(await info.locator('tr').evaluateAll((rows) => rows.map((item) => item.getAttribute('data-row')))).toEqual(['platforms', 'version', 'updated', 'size', 'developer', 'tags']);
+    expect(await tagsRow.locator('th').textContent()).toBe(en('store_info_tags'));
+    const links = tagsRow.getByRole('link');
+    expect(await links.allTextContents()).toEqual(['puzzle', 'space farming']);
+    expect(await links.evaluateAll((items) => items.map((item) => item.getAttribute('href')))).toEqual(['/store?q=puzzle', '/store?q=space%20farming']);
+
+    await tagsRow.getByRole('link', { name: 'space farming', exact: true }).click();
+    await page.locator('main#content.page_store_index').waitFor({ timeout: 10_000 });
+    expect(new URL(page.url()).searchParams.get('q')).toBe('space farming');
+    expect(await page.locator('.store_index_search_input').inputValue()).toBe('space farming');
+    await page.waitForFunction(() => document.querySelectorAll('.store_card').length > 0 && !document.querySelector('.store_grid[data-searching], main .state_loading'), undefined, { timeout: 10_000 });
+    expect(await page.locator('.store_card_title').allTextContents()).toEqual([title]);
+    expect(await page.locator('.store_card').getAttribute('data-project-id')).toBe(game.id);
+  } finally {
+    await context.close();
+  }
+}, 30_000);
+
 /** The page's calls of 127.0.0.1:17303 go to the app's real port (local-app.test.ts explains why). */
 async function forwardHelper(context: BrowserContext, app: LocalHelper): Promise<void> {
   await context.route(`http://127.0.0.1:${LOCAL_HELPER_PORT}/**`, async (route: Route) => {

@@ -1,5 +1,6 @@
 import { expect } from 'bun:test';
 import type { Page } from 'playwright-core';
+import { getLanguageInfo, type LanguageCode } from '../../../src/shared/i18n/languages.ts';
 import { en, languageSelect, message, visit, type E2E } from './app.ts';
 
 /** What the visitor's home shows that must be translated. */
@@ -62,6 +63,10 @@ export async function checkLanguageSwitch(e2e: E2E, code: string, dir: 'ltr' | '
       expect(await select.inputValue()).toBe(code);
       const selectedText = await select.evaluate((element) => (element as HTMLSelectElement).selectedOptions[0]?.textContent ?? '');
       expect(selectedText).toContain(code);
+      // Closed, it is compact (the code alone); its name says the language in full.
+      expect(((await page.locator('header .switcher:has(option[value="pt-BR"]) .switcher_face').textContent()) ?? '').trim()).toBe(code);
+      const name = message(code, 'language_current').replace('{language}', getLanguageInfo(code as LanguageCode).languageName);
+      expect(await page.getByRole('combobox', { name, exact: true }).count()).toBe(1);
       expect(await page.title()).toBe(`${message(code, 'home_title')} - Cartridge`);
       // Spec §2: the footer links to the docs in the current language.
       expect(await page.locator('footer a[href^="/docs/"]').getAttribute('href')).toBe(`/docs/${code}/`);

@@ -13,18 +13,9 @@ export type StoreFacts = {
   latest: { versionTitle: string; published: string } | null;
   /** The smallest and largest package (bytes); null when no package has a size. */
   sizes: { min: number; max: number } | null;
-  /** The project's own tags (genre and such), when it sets any. */
+  /** The project's own store tags (genre and such: `storeTags`), in the owner's order; empty when none. */
   tags: string[];
 };
-
-/**
- * The project's store tags. The field joins the store reply separately (issue 29, task F): read where
- * present, so the table shows tags as soon as the server sends them.
- */
-export function storeTagsOf(project: StoreProject): string[] {
-  const tags = (project as StoreProject & { storeTags?: unknown }).storeTags;
-  return Array.isArray(tags) ? tags.filter((tag): tag is string => typeof tag === 'string' && tag.trim() !== '') : [];
-}
 
 export function storeFacts(project: StoreProject): StoreFacts {
   const packages = project.branches.flatMap((branch) => branch.packages);
@@ -35,7 +26,7 @@ export function storeFacts(project: StoreProject): StoreFacts {
     platforms,
     latest: newest ? { versionTitle: newest.versionTitle, published: newest.branchVersionPublished } : null,
     sizes: sized.length ? { min: Math.min(...sized), max: Math.max(...sized) } : null,
-    tags: storeTagsOf(project),
+    tags: project.storeTags,
   };
 }
 
