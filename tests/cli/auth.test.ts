@@ -98,7 +98,7 @@ describe('cartridge exit codes', () => {
     const developer = await createApiToken(server, team.developer);
     const run = await runCli(['push', buildDir, `${team.project.id}/main`, '--tags', 'os:linux', '--strict'], cliEnv(join(home, 'strict'), { CARTRIDGE_SERVER: serverUrl, CARTRIDGE_TOKEN: developer }));
     expect(run.code).toBe(4);
-    expect(run.stderr).toContain('warning: No entrypoint is set');
+    expect(run.stderr).toContain('warning: No start file is set');
   });
 
   test('usage errors are exit 1: unknown command, unknown option, bad tags, bad target', async () => {

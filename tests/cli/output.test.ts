@@ -118,7 +118,8 @@ describe('--json failures', () => {
   });
 
   test('--strict checks name the warnings in details, exit 4', async () => {
-    const run = await runCli(['push', buildDir, `${team.project.id}/main`, '--tags', 'os:linux', '--strict', '--json'], ownerEnv);
+    // Tags no current package carries: no package to keep a start file from, so none is set.
+    const run = await runCli(['push', buildDir, `${team.project.id}/main`, '--tags', 'os:linux,component:client', '--strict', '--json'], ownerEnv);
     expect(run.code).toBe(4);
     const failure = jsonFailure(run.stderr.split('\n').filter((line) => !line.startsWith('warning:')).join('\n'));
     expect(failure).toMatchObject({ code: 'checks_failed', exitCode: 4 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
-import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectProgram, PROGRAM_SNIFF_BYTES } from '../../src/shared/packages/program-detect.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
@@ -139,13 +139,15 @@ test('human output: "packed 1 file" (one), "packed 2 files"; "start file" in the
     const rows = (await (await server.fetch(`/api/projects/${project.id}/packages`, { token: owner.token })).json()) as { entrypoint: string[] | null }[];
     expect(rows.filter((row) => row.entrypoint?.join('/') === 'index.html').length).toBeGreaterThanOrEqual(2);
 
+    // A folder without the start file of the package it updates: none is set, which --strict refuses.
+    rmSync(join(one, 'index.html'));
     const strict = await runCli(['push', one, `${project.id}/main`, '--tags', 'os:web', '--strict'], env);
     expect(strict.code).toBe(4);
     expect(strict.stderr).toContain('warning: No start file is set');
     expect(strict.stderr).toContain('1 package check failed (--strict)');
     expect(strict.stderr).not.toMatch(/entrypoint/i);
 
-    const both = await runCli(['push', one, `${project.id}/main`, '--tags', 'os:web', '--start-file', 'index.html', '--entrypoint', 'game.js'], env);
+    const both = await runCli(['push', one, `${project.id}/main`, '--tags', 'os:web', '--start-file', 'game.js', '--entrypoint', 'index.html'], env);
     expect(both.code).toBe(1);
     expect(both.stderr).toContain('--start-file and --entrypoint name the same thing');
 
@@ -154,5 +156,40 @@ test('human output: "packed 1 file" (one), "packed 2 files"; "start file" in the
     expect(help.stdout).toContain('the file that starts the game');
   } finally {
     removeDir(one);
+  }
+}, 60_000);
+
+test('an update keeps the start file of the package it replaces when none is given; one given wins; a start file gone is not kept', async () => {
+  const build = temporaryDir('keep');
+  try {
+    writeFileSync(join(build, 'index.html'), '<!doctype html><title>keep</title>');
+    writeFileSync(join(build, 'menu.html'), '<!doctype html><title>menu</title>');
+    const tags = 'os:web,component:client';
+    const first = await runCli(['push', build, `${project.id}/main`, '--tags', tags, '--start-file', 'index.html', '--version', 'keep-1', '--json'], env);
+    expect(first.code).toBe(0);
+    const entrypointOf = async (id: string) =>
+      ((await (await server.fetch(`/api/projects/${project.id}/packages/${id}`, { token: owner.token })).json()) as { entrypoint: string[] | null }).entrypoint;
+
+    writeFileSync(join(build, 'level.js'), 'console.log(2)');
+    const update = await runCli(['push', build, `${project.id}/main`, '--tags', tags, '--version', 'keep-2', '--json'], env);
+    expect(update.code).toBe(0);
+    expect(update.stderr).toContain("start file 'index.html' kept from the package this one updates\n");
+    const updated = update.json() as { package: string; warnings: string[]; patch: boolean };
+    expect(updated.patch).toBe(true);
+    expect(updated.warnings).not.toContain('entrypoint_not_set');
+    expect(await entrypointOf(updated.package)).toEqual(['index.html']);
+
+    const chosen = await runCli(['push', build, `${project.id}/main`, '--tags', tags, '--start-file', 'menu.html', '--version', 'keep-3', '--json'], env);
+    expect(chosen.code).toBe(0);
+    expect(chosen.stderr).not.toContain('kept from the package');
+    expect(await entrypointOf((chosen.json() as { package: string }).package)).toEqual(['menu.html']);
+
+    rmSync(join(build, 'menu.html'));
+    const gone = await runCli(['push', build, `${project.id}/main`, '--tags', tags, '--version', 'keep-4', '--json'], env);
+    expect(gone.code).toBe(0);
+    expect(gone.stderr).not.toContain('kept from the package');
+    expect(await entrypointOf((gone.json() as { package: string }).package)).toBeNull();
+  } finally {
+    removeDir(build);
   }
 }, 60_000);

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { setEntrypoint, shownPath, splitPath, type CompressionAlgorithm } from '../../shared/archive/index.ts';
+import { findEntry, setEntrypoint, shownPath, splitPath, type CompressionAlgorithm } from '../../shared/archive/index.ts';
 import { checkPackage } from '../../shared/packages/checks.ts';
 import { programFormatName, programKey } from '../../shared/packages/program-detect.ts';
 import { findPrograms, markPrograms } from '../../shared/packages/tree-programs.ts';
@@ -116,11 +116,8 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   });
   const marked = markPrograms(folder.tree.root, programs);
   if (marked.length > 0) log(`marked executable by their content: ${describeMarked(marked, programs)}`);
-  const entrypoint = startFileOption(values['start-file'], values.entrypoint);
+  let entrypoint = startFileOption(values['start-file'], values.entrypoint);
   if (entrypoint) setEntrypoint(folder.tree, entrypoint);
-  const warnings = checkPackage({ tree: folder.tree, tags, entrypoint, programs });
-  for (const warning of warnings) log(`warning: ${describeWarning(warning)}${warning.fix ? ` (fix: ${describeFix(warning.fix)})` : ''}`);
-  if (values.strict && warnings.length > 0) throw new CliError(exitCodes.checksFailed, `${counted(warnings.length, 'package check', 'package checks')} failed (--strict)`, { details: { warnings: warnings.map((warning) => warning.code) } });
   // An untagged package is found by nothing that picks packages by tags (the store, play, cloud play,
   // the next push's patch base) and would sit beside the tagged ones of the branch.
   if (tags.length === 0 && !values['allow-untagged']) throw untaggedError(startFileTags(folder.tree.root, entrypoint, programs));
@@ -134,6 +131,15 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   const branch = await findBranch(api, project, target.branch!);
   const current = await currentPackages(api, project.id, branch.currentVersion?.version);
   const base = current.find((item) => item.status === 'ready' && sameTags(item.tags, tags));
+  // An update keeps the start file of the package it replaces, unless one is given or it is gone.
+  if (!entrypoint && base?.entrypoint && findEntry(folder.tree, base.entrypoint)?.kind === 'file') {
+    entrypoint = base.entrypoint;
+    setEntrypoint(folder.tree, entrypoint);
+    log(`start file '${entrypoint.join('/')}' kept from the package this one updates`);
+  }
+  const warnings = checkPackage({ tree: folder.tree, tags, entrypoint, programs });
+  for (const warning of warnings) log(`warning: ${describeWarning(warning)}${warning.fix ? ` (fix: ${describeFix(warning.fix)})` : ''}`);
+  if (values.strict && warnings.length > 0) throw new CliError(exitCodes.checksFailed, `${counted(warnings.length, 'package check', 'package checks')} failed (--strict)`, { details: { warnings: warnings.map((warning) => warning.code) } });
 
   const cache = await openPushCache(io, { server: credentials.server, dir, project: project.id, branch: branch.id, tags, entrypoint, compression: requestedCompression ?? null, title: values.title ?? null });
   const writer = createStateWriter(cache);
