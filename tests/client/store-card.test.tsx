@@ -1,7 +1,7 @@
 import { useDom } from './setup.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { registerUser, type TestUser } from '../support/accounts.ts';
-import { grantPrivilege } from '../support/projects.ts';
+import { createProject, grantPrivilege, makePublic } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { listedProject, type ListedProject } from '../support/store-fixtures.ts';
 import { startLocalHelper, type LocalHelper } from './local-app-support.ts';
@@ -140,4 +140,14 @@ describe('with the local app answering', () => {
     expect(offers()).toEqual(['play', 'download', 'install']);
     expect(installRows()).toBe(0);
   });
+});
+
+test('a public project with nothing on a public branch says no versions are available, not that packages are listed below', async () => {
+  const empty = await createProject(server, owner, 'Nothing Yet');
+  await makePublic(server, empty, owner);
+  setAgent(agents.linux);
+  openApp(`/store/${empty.id}`);
+  await until(() => expect(card()?.querySelector('.store_primary_none')?.textContent).toBe('No versions are available yet.'));
+  expect(card()?.textContent).not.toContain('listed below');
+  expect(card()?.querySelector('.store_primary_all')).toBeNull();
 });

@@ -3,6 +3,7 @@ import { Link } from 'wouter';
 import { package_page_cloud_play } from '../../paraglide/messages/package_page_cloud_play.js';
 import { package_page_play_browser } from '../../paraglide/messages/package_page_play_browser.js';
 import { store_branch_version } from '../../paraglide/messages/store_branch_version.js';
+import { store_branches_empty } from '../../paraglide/messages/store_branches_empty.js';
 import { store_install_local } from '../../paraglide/messages/store_install_local.js';
 import { store_install_local_hint } from '../../paraglide/messages/store_install_local_hint.js';
 import { store_offers_more } from '../../paraglide/messages/store_offers_more.js';
@@ -31,6 +32,7 @@ const m = {
   package_page_cloud_play,
   package_page_play_browser,
   store_branch_version,
+  store_branches_empty,
   store_install_local,
   store_install_local_hint,
   store_offers_more,
@@ -73,7 +75,10 @@ export function StorePrimaryAction({ project, offers, onPlay, onAllDownloads }: 
           </p>
         </div>
       ) : (
-        <p className="store_primary_none">{platform ? m.store_primary_none_platform({ platform: tagLabel(`os:${platform}`) }) : m.store_primary_none()}</p>
+        <p className="store_primary_none">
+          {/* Nothing published on a public branch yet: there is no list below to point to. */}
+          {!hasPackages ? m.store_branches_empty() : platform ? m.store_primary_none_platform({ platform: tagLabel(`os:${platform}`) }) : m.store_primary_none()}
+        </p>
       )}
       {others.length > 0 ? (
         <ul className="store_offers" aria-label={m.store_offers_more()}>
