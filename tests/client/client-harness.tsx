@@ -4,10 +4,10 @@
  * testing-library and the client need the DOM when they load.
  */
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { cleanup } from '@testing-library/react';
+import { cleanup, fireEvent, render, within } from '@testing-library/react';
 import { afterAll, beforeEach } from 'bun:test';
 import { useState, type ReactNode } from 'react';
-import { DialogProvider } from '../../src/client/dialogs/dialog-provider.tsx';
+import { DialogProvider, useDialogs } from '../../src/client/dialogs/dialog-provider.tsx';
 import { setApiOrigin, setBearerToken } from '../../src/client/lib/api.ts';
 import { LanguageProvider } from '../../src/client/lib/i18n/index.ts';
 import { createTrpcClient, trpc } from '../../src/client/lib/trpc.ts';
@@ -26,6 +26,29 @@ export function Providers({ children }: { children: ReactNode }) {
       </QueryClientProvider>
     </trpc.Provider>
   );
+}
+
+/**
+ * Renders the providers with a button whose click calls `open` with the dialogs, as the client opens a
+ * dialog from a click, and clicks it; returns what `open` returned (the dialog's result).
+ */
+export function openOnClick<T>(open: (dialogs: ReturnType<typeof useDialogs>) => Promise<T>): Promise<T> {
+  let result: Promise<T> | undefined;
+  function Opener() {
+    const dialogs = useDialogs();
+    return (
+      <button type="button" onClick={() => (result = open(dialogs))}>
+        open
+      </button>
+    );
+  }
+  const view = render(
+    <Providers>
+      <Opener />
+    </Providers>,
+  );
+  fireEvent.click(within(view.container).getByText('open'));
+  return result!;
 }
 
 /**

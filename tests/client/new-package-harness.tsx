@@ -2,33 +2,18 @@
  * Opens the real new package dialog inside the providers it needs (tRPC for the base package's index,
  * dialogs), and makes browser-like Files and drops for it. Load after './setup.ts' (useDom()).
  */
-import { act, fireEvent, render, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, waitFor, within } from '@testing-library/react';
 import { expect } from 'bun:test';
-import { useDialogs } from '../../src/client/dialogs/dialog-provider.tsx';
 import { openNewPackageDialog, type NewPackageDialogOptions } from '../../src/client/dialogs/new-package/new-package-dialog.tsx';
 import type { PackageDraft } from '../../src/client/upload/package-draft.ts';
-import { Providers } from './client-harness.tsx';
+import { openOnClick } from './client-harness.tsx';
 
 export type OpenedDialog = { dialog: HTMLElement; result: Promise<PackageDraft | null> };
 
 export async function openDialog(options: Partial<NewPackageDialogOptions> = {}): Promise<OpenedDialog> {
-  let result: Promise<PackageDraft | null> | undefined;
-  function Opener() {
-    const dialogs = useDialogs();
-    return (
-      <button type="button" onClick={() => (result = openNewPackageDialog(dialogs, { projectId: 'p1', maxSize: null, ...options }))}>
-        open
-      </button>
-    );
-  }
-  const view = render(
-    <Providers>
-      <Opener />
-    </Providers>,
-  );
-  fireEvent.click(within(view.container).getByText('open'));
+  const result = openOnClick((dialogs) => openNewPackageDialog(dialogs, { projectId: 'p1', maxSize: null, ...options }));
   const dialog = await within(document.body).findByRole('dialog');
-  return { dialog, result: result! };
+  return { dialog, result };
 }
 
 /** A File as a browser gives it; `relativePath` is what <input webkitdirectory> sets. */

@@ -14,11 +14,10 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  */
 useDom();
 setDefaultTimeout(60_000);
-const { act, fireEvent, render, within } = await import('@testing-library/react');
+const { act, fireEvent, within } = await import('@testing-library/react');
 const { until, openApp } = await import('./app-harness.tsx');
 const { setBearerToken } = await import('../../src/client/lib/api.ts');
-const { Providers, resetForEachTest } = await import('./client-harness.tsx');
-const { useDialogs } = await import('../../src/client/dialogs/dialog-provider.tsx');
+const { openOnClick, resetForEachTest } = await import('./client-harness.tsx');
 const { AddExistingPackageDialog } = await import('../../src/client/dialogs/add-existing-package-dialog.tsx');
 const { formatDate } = await import('../../src/shared/format/date.ts');
 
@@ -174,24 +173,10 @@ describe('the packages screen', () => {
 
 /** The real dialog in its providers, against the real server; resolves with what it closed with. */
 async function openAddExisting(exclude: string[] = []) {
-  let result: Promise<Package[] | null> | undefined;
-  function Opener() {
-    const dialogs = useDialogs();
-    return (
-      <button type="button" onClick={() => (result = dialogs.open<Package[] | null>((close) => <AddExistingPackageDialog projectId={team.project.id} exclude={exclude} onClose={close} />))}>
-        open
-      </button>
-    );
-  }
-  const view = render(
-    <Providers>
-      <Opener />
-    </Providers>,
-  );
-  fireEvent.click(within(view.container).getByText('open'));
+  const result = openOnClick((dialogs) => dialogs.open<Package[] | null>((close) => <AddExistingPackageDialog projectId={team.project.id} exclude={exclude} onClose={close} />));
   const dialog = await within(document.body).findByRole('dialog', { name: 'Add existing packages' });
   await until(() => expect(within(dialog).getAllByRole('option').length).toBeGreaterThan(0));
-  return { dialog, result: () => result! };
+  return { dialog, result: () => result };
 }
 
 describe('the add-existing dialog', () => {
