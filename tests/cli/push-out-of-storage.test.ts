@@ -5,11 +5,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test';
 import { join } from 'node:path';
-import { registerUser, type TestUser } from '../support/accounts.ts';
-import { createApiToken, createProject, type TestProject } from '../support/projects.ts';
+import type { TestUser } from '../support/accounts.ts';
+import type { TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 import { mountSmallDisk, type SmallDisk } from '../support/small-disk.ts';
-import { cliEnv, createBranch, generatedBuild, removeDir, runCli, temporaryDir, writeBuild } from './support.ts';
+import { cliEnv, generatedBuild, pushTarget, removeDir, runCli, temporaryDir, writeBuild } from './support.ts';
 
 const MiB = 1024 * 1024;
 let disk: SmallDisk;
@@ -23,13 +23,12 @@ let env: Record<string, string>;
 beforeAll(async () => {
   disk = mountSmallDisk(32 * MiB);
   server = await startTestServer({ DATA_DIR: join(disk.dir, 'data'), UPLOAD_PART_SIZE: String(512 * 1024), STORAGE_FREE_FLOOR: '0' });
-  owner = await registerUser(server);
-  project = await createProject(server, owner);
-  await createBranch(server, owner.token, project.id, 'main');
+  let apiToken: string;
+  ({ owner, project, apiToken } = await pushTarget(server));
   home = temporaryDir('full-home');
   buildDir = temporaryDir('full-build');
   writeBuild(buildDir, generatedBuild());
-  env = cliEnv(home, { CARTRIDGE_SERVER: server.url, CARTRIDGE_TOKEN: await createApiToken(server, owner) });
+  env = cliEnv(home, { CARTRIDGE_SERVER: server.url, CARTRIDGE_TOKEN: apiToken });
 });
 afterAll(async () => {
   await server?.stop();

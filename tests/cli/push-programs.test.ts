@@ -2,10 +2,10 @@ import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { detectProgram, PROGRAM_SNIFF_BYTES } from '../../src/shared/packages/program-detect.ts';
-import { registerUser, type TestUser } from '../support/accounts.ts';
-import { createApiToken, createProject, type TestProject } from '../support/projects.ts';
+import type { TestUser } from '../support/accounts.ts';
+import type { TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { cliEnv, createBranch, removeDir, runCli, temporaryDir } from './support.ts';
+import { cliEnv, pushTarget, removeDir, runCli, temporaryDir } from './support.ts';
 
 /**
  * Issue 29: a Linux build unpacked from a ZIP (or copied from a Windows share) has no executable bits
@@ -20,13 +20,12 @@ let env: Record<string, string>;
 
 beforeAll(async () => {
   server = await startTestServer();
-  owner = await registerUser(server);
-  project = await createProject(server, owner);
-  await createBranch(server, owner.token, project.id, 'main');
+  let apiToken: string;
+  ({ owner, project, apiToken } = await pushTarget(server));
   home = temporaryDir('home');
   buildDir = temporaryDir('build');
   env = cliEnv(home);
-  const login = await runCli(['login', '--server', String(server.url), '--token', await createApiToken(server, owner)], env);
+  const login = await runCli(['login', '--server', String(server.url), '--token', apiToken], env);
   expect(login.code).toBe(0);
 });
 afterAll(async () => {

@@ -10,10 +10,10 @@ import { bytesSource, createTree, decodeIndex } from '../../src/shared/archive/i
 import { CliError } from '../../src/cli/errors.ts';
 import { completeIo } from '../../src/cli/io.ts';
 import { packToFile } from '../../src/cli/push-pack.ts';
-import { registerUser, type TestUser } from '../support/accounts.ts';
-import { createApiToken, createProject, type TestProject } from '../support/projects.ts';
+import type { TestUser } from '../support/accounts.ts';
+import type { TestProject } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { cliEnv, createBranch, removeDir, runCli, temporaryDir, writeBuild } from './support.ts';
+import { cliEnv, pushTarget, removeDir, runCli, temporaryDir, writeBuild } from './support.ts';
 
 let server: TestServer;
 let owner: TestUser;
@@ -24,11 +24,10 @@ const dirs: string[] = [];
 
 beforeAll(async () => {
   server = await startTestServer();
-  owner = await registerUser(server);
-  project = await createProject(server, owner);
-  await createBranch(server, owner.token, project.id, 'main');
+  let apiToken: string;
+  ({ owner, project, apiToken } = await pushTarget(server));
   home = temporaryDir('refusals-home');
-  env = cliEnv(home, { CARTRIDGE_SERVER: server.url, CARTRIDGE_TOKEN: await createApiToken(server, owner) });
+  env = cliEnv(home, { CARTRIDGE_SERVER: server.url, CARTRIDGE_TOKEN: apiToken });
 });
 afterAll(async () => {
   await server.stop();

@@ -3,12 +3,11 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readAllFiles, readArchive } from '../../src/shared/archive/index.ts';
 import type { PushState } from '../../src/cli/push-state.ts';
-import { registerUser } from '../support/accounts.ts';
-import { createApiToken, createProject, type TestProject } from '../support/projects.ts';
+import type { TestProject } from '../support/projects.ts';
 import { startTestProxy, type TestProxy } from '../support/http-proxy.ts';
 import { noise } from '../support/noise.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
-import { cliEnv, createBranch, generatedBuild, removeDir, runCli, temporaryDir, writeBuild } from './support.ts';
+import { cliEnv, generatedBuild, pushTarget, removeDir, runCli, temporaryDir, writeBuild } from './support.ts';
 
 const PART_SIZE = 256 * 1024;
 let server: TestServer;
@@ -22,13 +21,12 @@ const files = generatedBuild();
 beforeAll(async () => {
   server = await startTestServer({ UPLOAD_PART_SIZE: String(PART_SIZE) });
   proxy = startTestProxy(String(server.url).replace(/\/+$/, ''));
-  const owner = await registerUser(server);
-  project = await createProject(server, owner);
-  await createBranch(server, owner.token, project.id, 'main');
+  const target = await pushTarget(server);
+  project = target.project;
   home = temporaryDir('home');
   buildDir = temporaryDir('build');
   writeBuild(buildDir, files);
-  env = cliEnv(home, { CARTRIDGE_SERVER: proxy.url, CARTRIDGE_TOKEN: await createApiToken(server, owner) });
+  env = cliEnv(home, { CARTRIDGE_SERVER: proxy.url, CARTRIDGE_TOKEN: target.apiToken });
 });
 afterAll(async () => {
   proxy.stop();

@@ -2,7 +2,9 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
+import { registerUser, type TestUser } from '../support/accounts.ts';
 import { noise } from '../support/noise.ts';
+import { createApiToken, createProject, type TestProject } from '../support/projects.ts';
 import type { TestServer } from '../support/server.ts';
 
 export type BuildFiles = Record<string, { bytes: Uint8Array<ArrayBuffer>; executable?: boolean }>;
@@ -57,6 +59,14 @@ export async function createBranch(server: TestServer, token: string, projectId:
   const response = await server.fetch(`/api/projects/${projectId}/branches`, { method: 'POST', token, json: { title } });
   if (response.status !== 200) throw new Error(`create branch: ${response.status} ${await response.text()}`);
   return (await response.json()) as { id: string };
+}
+
+/** What a push needs on the server: an owner with an API token, a project with a branch 'main'. */
+export async function pushTarget(server: TestServer): Promise<{ owner: TestUser; project: TestProject; apiToken: string }> {
+  const owner = await registerUser(server);
+  const project = await createProject(server, owner);
+  await createBranch(server, owner.token, project.id, 'main');
+  return { owner, project, apiToken: await createApiToken(server, owner) };
 }
 
 export function removeDir(dir: string): void {

@@ -2,50 +2,18 @@
  * Opens the real new package dialog inside the providers it needs (tRPC for the base package's index,
  * dialogs), and makes browser-like Files and drops for it. Load after './setup.ts' (useDom()).
  */
-import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { act, fireEvent, render, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, waitFor, within } from '@testing-library/react';
 import { expect } from 'bun:test';
-import { useState, type ReactNode } from 'react';
-import { DialogProvider, useDialogs } from '../../src/client/dialogs/dialog-provider.tsx';
 import { openNewPackageDialog, type NewPackageDialogOptions } from '../../src/client/dialogs/new-package/new-package-dialog.tsx';
-import { LanguageProvider } from '../../src/client/lib/i18n/index.ts';
-import { createTrpcClient, trpc } from '../../src/client/lib/trpc.ts';
 import type { PackageDraft } from '../../src/client/upload/package-draft.ts';
-
-function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(() => new QueryClient());
-  const [client] = useState(createTrpcClient);
-  return (
-    <trpc.Provider client={client} queryClient={queryClient}>
-      <QueryClientProvider client={queryClient}>
-        <LanguageProvider>
-          <DialogProvider>{children}</DialogProvider>
-        </LanguageProvider>
-      </QueryClientProvider>
-    </trpc.Provider>
-  );
-}
+import { openOnClick } from './client-harness.tsx';
 
 export type OpenedDialog = { dialog: HTMLElement; result: Promise<PackageDraft | null> };
 
 export async function openDialog(options: Partial<NewPackageDialogOptions> = {}): Promise<OpenedDialog> {
-  let result: Promise<PackageDraft | null> | undefined;
-  function Opener() {
-    const dialogs = useDialogs();
-    return (
-      <button type="button" onClick={() => (result = openNewPackageDialog(dialogs, { projectId: 'p1', maxSize: null, ...options }))}>
-        open
-      </button>
-    );
-  }
-  const view = render(
-    <Providers>
-      <Opener />
-    </Providers>,
-  );
-  fireEvent.click(within(view.container).getByText('open'));
+  const result = openOnClick((dialogs) => openNewPackageDialog(dialogs, { projectId: 'p1', maxSize: null, ...options }));
   const dialog = await within(document.body).findByRole('dialog');
-  return { dialog, result: result! };
+  return { dialog, result };
 }
 
 /** A File as a browser gives it; `relativePath` is what <input webkitdirectory> sets. */

@@ -1,5 +1,5 @@
 import { useDom } from './setup.ts';
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { makeTeam, type Team } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
@@ -12,9 +12,10 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  */
 useDom();
 setDefaultTimeout(60_000);
-const { act, cleanup, fireEvent, within } = await import('@testing-library/react');
+const { act, fireEvent, within } = await import('@testing-library/react');
 const { openApp, until } = await import('./app-harness.tsx');
-const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
+const { setBearerToken } = await import('../../src/client/lib/api.ts');
+const { resetForEachTest } = await import('./client-harness.tsx');
 
 let server: TestServer;
 let team: Team;
@@ -35,15 +36,7 @@ beforeAll(async () => {
   const version = await api<{ id: string }>('POST', '/versions', { title: '1.0.0' });
   await api('POST', `/branches/${branch.id}/versions/${version.id}`);
 });
-afterAll(async () => {
-  cleanup();
-  await server?.stop();
-});
-beforeEach(() => {
-  cleanup();
-  setBearerToken(null);
-  setApiOrigin(server.url);
-});
+resetForEachTest(() => server);
 
 const openDialogs = () => [...document.querySelectorAll<HTMLDialogElement>('dialog[open]')];
 

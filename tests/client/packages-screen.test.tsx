@@ -1,9 +1,8 @@
 import { useDom } from './setup.ts';
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { ReactNode } from 'react';
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 import { uploadPackage } from '../support/packages.ts';
-import { makeTeam, type Team } from '../support/projects.ts';
+import { createVersion, makeTeam, type Team } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -15,15 +14,11 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  */
 useDom();
 setDefaultTimeout(60_000);
-const { act, cleanup, fireEvent, render, within } = await import('@testing-library/react');
-const { QueryClient, QueryClientProvider } = await import('@tanstack/react-query');
-const { useState } = await import('react');
+const { act, fireEvent, within } = await import('@testing-library/react');
 const { until, openApp } = await import('./app-harness.tsx');
-const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
-const { DialogProvider, useDialogs } = await import('../../src/client/dialogs/dialog-provider.tsx');
+const { setBearerToken } = await import('../../src/client/lib/api.ts');
+const { openOnClick, resetForEachTest } = await import('./client-harness.tsx');
 const { AddExistingPackageDialog } = await import('../../src/client/dialogs/add-existing-package-dialog.tsx');
-const { LanguageProvider } = await import('../../src/client/lib/i18n/index.ts');
-const { createTrpcClient, trpc } = await import('../../src/client/lib/trpc.ts');
 const { formatDate } = await import('../../src/shared/format/date.ts');
 
 let server: TestServer;
@@ -37,12 +32,6 @@ let v1: { id: string; title: string };
 let v2: { id: string; title: string };
 const linuxTags = ['os:linux', 'arch:x86', 'bits:64'];
 
-async function createVersion(title: string, packages: string[]) {
-  const response = await server.fetch(`/api/projects/${team.project.id}/versions`, { method: 'POST', token: team.developer.token, json: { title, packages } });
-  expect(response.status).toBe(200);
-  return (await response.json()) as { id: string; title: string };
-}
-
 beforeAll(async () => {
   server = await startTestServer();
   team = await makeTeam(server, 'ada_dev');
@@ -51,18 +40,10 @@ beforeAll(async () => {
   linuxNew = await upload('run-new.sh', linuxTags, 'new build');
   web = await upload('index.html', ['os:web'], '<p>web</p>');
   linuxLoose = await upload('run-loose.sh', linuxTags, 'left in no version');
-  v1 = await createVersion('1.0', [linuxOld.id]);
-  v2 = await createVersion('2.0', [linuxNew.id, web.id, linuxOld.id]);
+  v1 = await createVersion(server, team.developer, team.project, '1.0', [linuxOld.id]);
+  v2 = await createVersion(server, team.developer, team.project, '2.0', [linuxNew.id, web.id, linuxOld.id]);
 }, 60_000);
-afterAll(async () => {
-  cleanup();
-  await server?.stop();
-});
-beforeEach(() => {
-  cleanup();
-  setBearerToken(null);
-  setApiOrigin(server.url);
-});
+resetForEachTest(() => server);
 
 const main = () => document.querySelector('main#content') as HTMLElement;
 const rows = () => [...document.querySelectorAll<HTMLTableRowElement>('.packages_table tbody tr')];
@@ -169,7 +150,7 @@ describe('the packages screen', () => {
     setBearerToken(team.admin.token);
     openApp(`/projects/${team.project.id}/packages`);
     await until(() => expect(rowIds()).toContain(raced.id));
-    await createVersion('2.1', [raced.id]);
+    await createVersion(server, team.developer, team.project, '2.1', [raced.id]);
     fireEvent.click(within(rowOf(raced.id)).getByRole('button', { name: 'Delete Raced build' }));
     const confirm = await within(document.body).findByRole('alertdialog', { name: 'Delete package' });
     fireEvent.click(within(confirm).getByRole('button', { name: 'Delete' }));
@@ -190,40 +171,12 @@ describe('the packages screen', () => {
   });
 });
 
-function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(() => new QueryClient());
-  const [client] = useState(createTrpcClient);
-  return (
-    <trpc.Provider client={client} queryClient={queryClient}>
-      <QueryClientProvider client={queryClient}>
-        <LanguageProvider>
-          <DialogProvider>{children}</DialogProvider>
-        </LanguageProvider>
-      </QueryClientProvider>
-    </trpc.Provider>
-  );
-}
-
 /** The real dialog in its providers, against the real server; resolves with what it closed with. */
 async function openAddExisting(exclude: string[] = []) {
-  let result: Promise<Package[] | null> | undefined;
-  function Opener() {
-    const dialogs = useDialogs();
-    return (
-      <button type="button" onClick={() => (result = dialogs.open<Package[] | null>((close) => <AddExistingPackageDialog projectId={team.project.id} exclude={exclude} onClose={close} />))}>
-        open
-      </button>
-    );
-  }
-  const view = render(
-    <Providers>
-      <Opener />
-    </Providers>,
-  );
-  fireEvent.click(within(view.container).getByText('open'));
+  const result = openOnClick((dialogs) => dialogs.open<Package[] | null>((close) => <AddExistingPackageDialog projectId={team.project.id} exclude={exclude} onClose={close} />));
   const dialog = await within(document.body).findByRole('dialog', { name: 'Add existing packages' });
   await until(() => expect(within(dialog).getAllByRole('option').length).toBeGreaterThan(0));
-  return { dialog, result: () => result! };
+  return { dialog, result: () => result };
 }
 
 describe('the add-existing dialog', () => {

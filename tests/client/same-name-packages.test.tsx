@@ -1,9 +1,8 @@
 import { useDom } from './setup.ts';
-import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import type { ReactNode } from 'react';
+import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import type { Package } from '../../src/shared/schemas/packages.ts';
 import { uploadPackage } from '../support/packages.ts';
-import { makeTeam, type Team } from '../support/projects.ts';
+import { createVersion, makeTeam, type Team } from '../support/projects.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
 
 /**
@@ -13,15 +12,11 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  */
 useDom();
 setDefaultTimeout(60_000);
-const { cleanup, fireEvent, render, within } = await import('@testing-library/react');
-const { QueryClient, QueryClientProvider } = await import('@tanstack/react-query');
-const { useState } = await import('react');
+const { fireEvent, render, within } = await import('@testing-library/react');
 const { until, openApp } = await import('./app-harness.tsx');
-const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
-const { DialogProvider } = await import('../../src/client/dialogs/dialog-provider.tsx');
+const { setBearerToken } = await import('../../src/client/lib/api.ts');
+const { Providers, resetForEachTest } = await import('./client-harness.tsx');
 const { VersionUploadList } = await import('../../src/client/dialogs/new-version/version-upload-list.tsx');
-const { LanguageProvider } = await import('../../src/client/lib/i18n/index.ts');
-const { createTrpcClient, trpc } = await import('../../src/client/lib/trpc.ts');
 const { formatDate } = await import('../../src/shared/format/date.ts');
 const { formatSize } = await import('../../src/shared/format/size.ts');
 
@@ -33,12 +28,6 @@ let linuxLoose: Package;
 let v2: { id: string; title: string };
 const linuxTags = ['os:linux', 'arch:x86', 'bits:64'];
 
-async function createVersion(title: string, packages: string[]) {
-  const response = await server.fetch(`/api/projects/${team.project.id}/versions`, { method: 'POST', token: team.developer.token, json: { title, packages } });
-  expect(response.status).toBe(200);
-  return (await response.json()) as { id: string; title: string };
-}
-
 beforeAll(async () => {
   server = await startTestServer();
   team = await makeTeam(server, 'ada_dev');
@@ -46,18 +35,10 @@ beforeAll(async () => {
   linuxOld = await upload('run-old.sh', 'old');
   linuxNew = await upload('run-new.sh', 'a newer build');
   linuxLoose = await upload('run-loose.sh', 'left in no version at all');
-  await createVersion('1.0', [linuxOld.id]);
-  v2 = await createVersion('2.0', [linuxNew.id, linuxOld.id]);
+  await createVersion(server, team.developer, team.project, '1.0', [linuxOld.id]);
+  v2 = await createVersion(server, team.developer, team.project, '2.0', [linuxNew.id, linuxOld.id]);
 }, 60_000);
-afterAll(async () => {
-  cleanup();
-  await server?.stop();
-});
-beforeEach(() => {
-  cleanup();
-  setBearerToken(null);
-  setApiOrigin(server.url);
-});
+resetForEachTest(() => server);
 
 const fact = (row: Element, name: string) => row.querySelector(`[data-fact="${name}"]`)?.textContent;
 const list = (names: string[]) => new Intl.ListFormat('en', { type: 'unit', style: 'short' }).format(names);
@@ -95,20 +76,6 @@ describe("the package page's Packages sidebar", () => {
     expect(new Set(sidebarRows().map((row) => row.textContent)).size).toBe(2);
   });
 });
-
-function Providers({ children }: { children: ReactNode }) {
-  const [queryClient] = useState(() => new QueryClient());
-  const [client] = useState(createTrpcClient);
-  return (
-    <trpc.Provider client={client} queryClient={queryClient}>
-      <QueryClientProvider client={queryClient}>
-        <LanguageProvider>
-          <DialogProvider>{children}</DialogProvider>
-        </LanguageProvider>
-      </QueryClientProvider>
-    </trpc.Provider>
-  );
-}
 
 describe("the New version dialog's package list", () => {
   test('existing packages of one name are cards with their versions, upload date, size and start file', async () => {

@@ -6,6 +6,7 @@ import { uploadPackage } from '../support/packages.ts';
 import { makePublic, makeTeam, type Team } from '../support/projects.ts';
 import { en, startE2E, visit, type E2E } from './support/app.ts';
 import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+import { drawingGameFiles, listenToGame, waitForGameMessages } from './support/drawing-game.ts';
 
 /** Spec §2 play pages: .../packages/{package}/play and store/{project}/{branch}/{package}/play. */
 let e2e: E2E;
@@ -13,18 +14,6 @@ let team: Team;
 let webPackage: Package;
 let linuxPackage: Package;
 let branch: { id: string };
-
-/** A tiny game: draws on a canvas, tries the app's storage, and tells the embedding page. */
-const gameScript = `
-const context = document.getElementById('screen').getContext('2d');
-context.fillStyle = 'rgb(0, 128, 255)';
-context.fillRect(0, 0, 40, 40);
-const pixel = Array.from(context.getImageData(5, 5, 1, 1).data).join(',');
-let storage;
-try { storage = 'read ' + localStorage.getItem('secret'); } catch (error) { storage = 'failed ' + error.name; }
-parent.postMessage({ type: 'drawn', pixel, storage }, '*');
-`;
-const gameHtml = '<!doctype html><html><head><title>Canvas game</title></head><body><canvas id="screen" width="40" height="40"></canvas><script src="game.js"></script></body></html>';
 
 async function api<T = { id: string }>(method: string, path: string, user: TestUser, json?: unknown): Promise<T> {
   const response = await e2e.server.fetch(path, { method, token: user.token, json });
@@ -35,7 +24,7 @@ async function api<T = { id: string }>(method: string, path: string, user: TestU
 beforeAll(async () => {
   e2e = await startE2E();
   team = await makeTeam(e2e.server);
-  webPackage = await uploadPackage(e2e.server, team.developer, team.project.id, { 'index.html': gameHtml, 'game.js': gameScript }, { tags: ['os:web'], entrypoint: ['index.html'], title: 'Canvas game' });
+  webPackage = await uploadPackage(e2e.server, team.developer, team.project.id, drawingGameFiles('Canvas game'), { tags: ['os:web'], entrypoint: ['index.html'], title: 'Canvas game' });
   linuxPackage = await uploadPackage(e2e.server, team.developer, team.project.id, { 'run.sh': '#!/bin/sh\n' }, { tags: ['os:linux'], title: 'Linux only' });
   const base = `/api/projects/${team.project.id}`;
   branch = await api('POST', `${base}/branches`, team.owner, { title: 'main' });
@@ -48,28 +37,9 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-type GameMessage = { type: string; pixel: string; storage: string; origin: string };
-
-/** Collects the game's messages on the app page from its first script on (survives nothing else). */
-async function listen(context: BrowserContext): Promise<void> {
-  await context.addInitScript(() => {
-    if (window.top !== window) return;
-    const messages: unknown[] = [];
-    (window as unknown as { gameMessages: unknown[] }).gameMessages = messages;
-    window.addEventListener('message', (event) => {
-      if (event.data?.type === 'drawn') messages.push({ ...event.data, origin: event.origin });
-    });
-  });
-}
-
-async function waitForMessages(page: Page, count: number): Promise<GameMessage[]> {
-  await page.waitForFunction((n) => ((window as unknown as { gameMessages?: unknown[] }).gameMessages?.length ?? 0) >= n, count, { timeout: 15_000 });
-  return page.evaluate(() => (window as unknown as { gameMessages: GameMessage[] }).gameMessages);
-}
-
 test('the game runs sandboxed from the play origin; Reset starts it again; it cannot read the app storage', async () => {
   const { page, context } = await e2e.openSignedIn({ user: team.tester });
-  await listen(context);
+  await listenToGame(context);
   await page.goto('/');
   await page.evaluate(() => localStorage.setItem('secret', 'app-secret'));
   await visit(page, `/projects/${team.project.id}/packages/${webPackage.id}/play`, 'page_package_play');
@@ -84,14 +54,14 @@ test('the game runs sandboxed from the play origin; Reset starts it again; it ca
   expect(new URL(src).origin).toBe(new URL(e2e.server.playUrl).origin);
   expect(new URL(src).origin).not.toBe(new URL(e2e.server.url).origin);
 
-  const [first] = await waitForMessages(page, 1);
+  const [first] = await waitForGameMessages(page, 1);
   expect(first!.pixel).toBe('0,128,255,255'); // the canvas really drew
   expect(first!.origin).toBe('null'); // an opaque origin: no allow-same-origin
   expect(first!.storage).toStartWith('failed ');
   expect(first!.storage).not.toContain('app-secret');
 
   await page.getByRole('button', { name: en('play_page_reset'), exact: true }).click();
-  const again = await waitForMessages(page, 2);
+  const again = await waitForGameMessages(page, 2);
   expect(again).toHaveLength(2);
   expect(await frame.getAttribute('data-run')).toBe('1');
 
@@ -117,9 +87,9 @@ test('a package that is not for the web says so instead of a frame', async () =>
 
 test('the store play route works signed out for a public branch’s current version', async () => {
   const { page, context } = await e2e.open();
-  await listen(context);
+  await listenToGame(context);
   await visit(page, `/store/${team.project.id}/${branch.id}/${webPackage.id}/play`, 'page_package_play');
-  const [first] = await waitForMessages(page, 1);
+  const [first] = await waitForGameMessages(page, 1);
   expect(first!.pixel).toBe('0,128,255,255');
   const crumbs = await page.locator('nav.breadcrumb li').allTextContents();
   expect(crumbs.slice(-2)).toEqual([team.project.title, en('play_page_title', { title: 'Canvas game' })]);
@@ -155,9 +125,9 @@ test('the frame gives a 800×600 game its whole size on a desktop, and the whole
 test('axe in light and dark theme on the play page', async () => {
   for (const theme of ['light', 'dark'] as const) {
     const { page, context } = await e2e.openSignedIn({ user: team.tester, colorScheme: theme, storage: { theme } });
-    await listen(context);
+    await listenToGame(context);
     await visit(page, `/projects/${team.project.id}/packages/${webPackage.id}/play`, 'page_package_play');
-    await waitForMessages(page, 1);
+    await waitForGameMessages(page, 1);
     const violations = await seriousAccessibilityViolations(page);
     if (violations.length > 0) throw new Error(formatViolations(violations, `play page (${theme})`));
     await context.close();
@@ -177,7 +147,7 @@ test('the app works under its CSP: not one violation on the pages a member and a
 
   const member = await e2e.openSignedIn({ user: team.owner });
   await collectViolations(member.context);
-  await listen(member.context);
+  await listenToGame(member.context);
   const screens: [string, string][] = [
     ['/', 'page_home'],
     ['/me', 'page_me'],
@@ -199,7 +169,7 @@ test('the app works under its CSP: not one violation on the pages a member and a
   expect((await violationsOf(member.page)).filter((item) => !item.startsWith('style-src-attr'))).toEqual([]);
   // The game in its frame from the play origin.
   await visit(member.page, `/projects/${team.project.id}/packages/${webPackage.id}/play`, 'page_package_play');
-  await waitForMessages(member.page, 1);
+  await waitForGameMessages(member.page, 1);
   expect(await violationsOf(member.page)).toEqual([]);
   await member.context.close();
 

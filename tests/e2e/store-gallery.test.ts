@@ -7,7 +7,7 @@ import { registerUser } from '../support/accounts.ts';
 import { photoLike } from '../support/images.ts';
 import { listedProject, setStoreMedia, type ListedProject } from '../support/store-fixtures.ts';
 import { en, message, rtlLanguage, startE2E, visit, watchConsole, type E2E } from './support/app.ts';
-import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+import { axeProblems } from './support/axe.ts';
 
 /**
  * Issue 19 in Chromium: a developer sets a cover (picked) and screenshots (dropped) on the overview page
@@ -344,28 +344,23 @@ for (const theme of ['light', 'dark'] as const) {
   test(`axe, ${theme} theme: store page, its gallery dialog, store index, the media section`, async () => {
     const { page, context } = await openStore({ theme, userAgent: windowsAgent });
     await settle(page);
-    const problems: string[] = [];
-    const check = async (where: string) => {
-      const violations = await seriousAccessibilityViolations(page);
-      if (violations.length > 0) problems.push(formatViolations(violations, `${where} (${theme})`));
-    };
-    await check('store page');
+    const { problems, check } = axeProblems(theme);
+    await check(page, 'store page');
     await page.locator('.store_gallery_thumb').first().click();
     await page.locator('dialog[open].store_lightbox img').waitFor();
-    await check('gallery dialog');
+    await check(page, 'gallery dialog');
     await page.keyboard.press('Escape');
     await visit(page, '/store', 'page_store_index');
     await page.locator('.store_card').first().waitFor({ timeout: 10_000 });
     await settle(page);
-    await check('store index');
+    await check(page, 'store index');
     await context.close();
 
     const signedIn = await e2e.openSignedIn({ user: owner, colorScheme: theme, storage: { theme } });
     await visit(signedIn.page, `/projects/${game.project.id}`, 'page_project_overview');
     await signedIn.page.locator('.project_media_tile img').first().waitFor({ timeout: 10_000 });
     await settle(signedIn.page);
-    const violations = await seriousAccessibilityViolations(signedIn.page);
-    if (violations.length > 0) problems.push(formatViolations(violations, `media section (${theme})`));
+    await check(signedIn.page, 'media section');
     await signedIn.context.close();
     expect(problems).toEqual([]);
   }, 60_000);

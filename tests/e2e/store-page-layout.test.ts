@@ -12,7 +12,8 @@ import { createProject, grantPrivilege, type TestProject } from '../support/proj
 import { listedProject, setStoreMedia, type ListedProject } from '../support/store-fixtures.ts';
 import { startLocalHelper, type LocalHelper } from '../client/local-app-support.ts';
 import { en, message, openDialog, rtlLanguage, startE2E, visit, watchConsole, type E2E } from './support/app.ts';
-import { formatViolations, seriousAccessibilityViolations } from './support/axe.ts';
+import { axeProblems } from './support/axe.ts';
+import { drawingGameFiles, listenToGame, waitForGameMessages } from './support/drawing-game.ts';
 
 /**
  * Issue 29, the store page players expect, in Chromium: the first screen at 1280×800 and 375×812 (light,
@@ -41,18 +42,6 @@ const agents = {
   iphone: 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1',
 };
 
-/** A tiny game: draws, tries the app's storage, and tells the embedding page. */
-const gameScript = `
-const context = document.getElementById('screen').getContext('2d');
-context.fillStyle = 'rgb(0, 128, 255)';
-context.fillRect(0, 0, 40, 40);
-const pixel = Array.from(context.getImageData(5, 5, 1, 1).data).join(',');
-let storage;
-try { storage = 'read ' + localStorage.getItem('secret'); } catch (error) { storage = 'failed ' + error.name; }
-parent.postMessage({ type: 'drawn', pixel, storage }, '*');
-`;
-const gameHtml = '<!doctype html><html><head><title>Rocket game</title></head><body><canvas id="screen" width="40" height="40"></canvas><script src="game.js"></script></body></html>';
-
 async function call<T = { id: string }>(method: string, path: string, json?: unknown): Promise<T> {
   const response = await e2e.server.fetch(path, { method, token: owner.token, json });
   if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
@@ -71,7 +60,7 @@ beforeAll(async () => {
   const base = `/api/projects/${game.id}`;
   await call('PATCH', base, { isPublic: true });
   await call('PUT', `${base}/description`, { markdown: `# ${title}\n\n${pitch}\n\n## Features\n\n- Seeds\n- Rockets`, lang: 'en', images: [] });
-  const web = await uploadPackage(e2e.server, owner, game.id, { 'index.html': gameHtml, 'game.js': gameScript }, { tags: ['os:web'], entrypoint: ['index.html'], title: 'Browser build' });
+  const web = await uploadPackage(e2e.server, owner, game.id, drawingGameFiles('Rocket game'), { tags: ['os:web'], entrypoint: ['index.html'], title: 'Browser build' });
   const windows = await uploadPackage(e2e.server, owner, game.id, { 'game.bat': '@echo off\r\n', 'data/level.txt': 'x'.repeat(5000) }, { tags: ['os:windows'], entrypoint: ['game.bat'], title: 'Windows build' });
   const linux = await uploadPackage(e2e.server, owner, game.id, { 'game.sh': '#!/bin/sh\n', 'data/level.txt': 'y'.repeat(9000) }, { tags: ['os:linux', 'arch:x86'], entrypoint: ['game.sh'], title: 'Linux build' });
   packages = { web: web.id, windows: windows.id, linux: linux.id };
@@ -210,29 +199,10 @@ test('every point at 1280×800 and 375×812 in light, dark and Arabic: the offer
   }
 }, 120_000);
 
-/** Collects the game's messages on the app page (its top document only). */
-async function listen(context: BrowserContext): Promise<void> {
-  await context.addInitScript(() => {
-    if (window.top !== window) return;
-    const messages: unknown[] = [];
-    (window as unknown as { gameMessages: unknown[] }).gameMessages = messages;
-    window.addEventListener('message', (event) => {
-      if (event.data?.type === 'drawn') messages.push({ ...event.data, origin: event.origin });
-    });
-  });
-}
-
-type GameMessage = { pixel: string; storage: string; origin: string };
-
-async function waitForMessages(page: Page, count: number): Promise<GameMessage[]> {
-  await page.waitForFunction((n) => ((window as unknown as { gameMessages?: unknown[] }).gameMessages?.length ?? 0) >= n, count, { timeout: 15_000 });
-  return page.evaluate(() => (window as unknown as { gameMessages: GameMessage[] }).gameMessages);
-}
-
 test('Run game: the web build plays inside the store page, from the play origin in the play sandbox; fullscreen; nothing loads before the click', async () => {
   const { page, context } = await e2e.open({ userAgent: agents.windows });
   const problems = watchConsole(page);
-  await listen(context);
+  await listenToGame(context);
   const playRequests: string[] = [];
   page.on('request', (request) => {
     if (new URL(request.url()).origin === new URL(e2e.server.playUrl).origin) playRequests.push(request.url());
@@ -260,7 +230,7 @@ test('Run game: the web build plays inside the store page, from the play origin 
   const src = new URL((await frame.getAttribute('src'))!);
   expect(src.origin).toBe(new URL(e2e.server.playUrl).origin);
   expect(src.origin).not.toBe(new URL(e2e.server.url).origin);
-  const [first] = await waitForMessages(page, 1);
+  const [first] = await waitForGameMessages(page, 1);
   expect(first!.pixel).toBe('0,128,255,255');
   // An opaque origin (no allow-same-origin): the game cannot read the app's storage.
   expect(first!.origin).toBe('null');
@@ -280,19 +250,19 @@ test('Run game: the web build plays inside the store page, from the play origin 
 
   // Reset starts it over in a new frame.
   await page.locator('.store_game').getByRole('button', { name: en('play_page_reset'), exact: true }).click();
-  await waitForMessages(page, 2);
+  await waitForGameMessages(page, 2);
   expect(await frame.getAttribute('data-run')).toBe('1');
   expect(problems).toEqual([]);
   await context.close();
 
   // The card's Play in browser (its first offer) starts the same frame in the page.
   const second = await e2e.open({ userAgent: agents.windows, viewport: { width: 375, height: 812 } });
-  await listen(second.context);
+  await listenToGame(second.context);
   await visit(second.page, storePath(game.id), 'page_store_project');
   const play = second.page.locator('.store_primary .store_offer_first').getByRole('button', { name: en('package_page_play_browser'), exact: true });
   await play.click();
   await second.page.locator('.store_game iframe.play_frame_iframe').waitFor({ timeout: 10_000 });
-  await waitForMessages(second.page, 1);
+  await waitForGameMessages(second.page, 1);
   expect(new URL(second.page.url()).pathname).toBe(storePath(game.id));
   // Scrolled to it: the frame is on screen.
   const frameBox = await second.page.locator('.store_game .play_frame_container').boundingBox();
@@ -510,18 +480,14 @@ for (const theme of ['light', 'dark'] as const) {
     const { page, context } = await e2e.open({ colorScheme: theme, storage: { theme }, userAgent: agents.windows });
     await visit(page, storePath(game.id), 'page_store_project');
     await settle(page);
-    const problems: string[] = [];
-    const check = async (where: string) => {
-      const violations = await seriousAccessibilityViolations(page);
-      if (violations.length > 0) problems.push(formatViolations(violations, `${where} (${theme})`));
-    };
-    await check('store page');
+    const { problems, check } = axeProblems(theme);
+    await check(page, 'store page');
     await page.locator('.store_downloads_summary').click();
     await page.locator('.store_downloads .store_package').first().waitFor();
-    await check('all downloads open');
+    await check(page, 'all downloads open');
     await page.locator('.store_game_run').click();
     await page.locator('.store_game iframe').waitFor({ timeout: 10_000 });
-    await check('game running');
+    await check(page, 'game running');
     await context.close();
     expect(problems).toEqual([]);
   }, 60_000);

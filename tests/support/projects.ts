@@ -13,6 +13,13 @@ export async function createProject(server: TestServer, owner: TestUser, title =
   return (await response.json()) as TestProject;
 }
 
+/** Creates a version of `packages` through the API as `user` (who needs createVersion). */
+export async function createVersion(server: TestServer, user: TestUser, project: TestProject, title: string, packages: string[]): Promise<{ id: string; title: string }> {
+  const response = await server.fetch(`/api/projects/${project.id}/versions`, { method: 'POST', token: user.token, json: { title, packages } });
+  if (response.status !== 200) throw new Error(`create version: ${response.status} ${await response.text()}`);
+  return (await response.json()) as { id: string; title: string };
+}
+
 /** Makes a project public through the API, granting the owner store_publish first (the toggle needs it). */
 export async function makePublic(server: TestServer, project: TestProject, owner: TestUser): Promise<void> {
   await grantPrivilege(server, owner, 'store_publish');

@@ -40,3 +40,18 @@ export function formatViolations(violations: AxeViolation[], where = ''): string
   }
   return lines.join('\n');
 }
+
+/**
+ * Gathers the serious axe violations of several checks (`where (suffix)` each) into one list, expected
+ * empty at the end: every state is checked and reported, not only the first that fails.
+ */
+export function axeProblems(suffix: string): { problems: string[]; check(page: Page, where: string): Promise<void> } {
+  const problems: string[] = [];
+  return {
+    problems,
+    async check(page, where) {
+      const violations = await seriousAccessibilityViolations(page);
+      if (violations.length > 0) problems.push(formatViolations(violations, `${where} (${suffix})`));
+    },
+  };
+}

@@ -33,6 +33,27 @@ export type InstallablePackage = {
   prepare(): Promise<{ url: string; indexUrl: string; entrypoint: string[] }>;
 };
 
+type Named = { id: string; title: string };
+
+/** The package page's and the store's installable: ids and titles of the four, and where its URLs come from. */
+export function installablePackage(
+  of: { project: Named; branch: Named; version: Named; pkg: Named & { size: number | null } },
+  prepare: InstallablePackage['prepare'],
+): InstallablePackage {
+  return {
+    projectId: of.project.id,
+    branchId: of.branch.id,
+    versionId: of.version.id,
+    packageId: of.pkg.id,
+    projectTitle: of.project.title,
+    branchTitle: of.branch.title,
+    versionTitle: of.version.title,
+    packageTitle: of.pkg.title,
+    size: of.pkg.size ?? 0,
+    prepare,
+  };
+}
+
 /** Where to install: an existing workdir, or a new folder `name` in a workspace. */
 export type InstallTarget = { workdir: string } | { workspace: string; name: string };
 

@@ -1,4 +1,4 @@
-import type { InstallablePackage } from '../../lib/local-app/install.ts';
+import { installablePackage, type InstallablePackage } from '../../lib/local-app/install.ts';
 import { useLocalApp } from '../../lib/local-app/use-local-app.ts';
 import { trpc } from '../../lib/trpc.ts';
 import type { StorePackage, StoreProject } from '../../../shared/schemas/store.ts';
@@ -30,24 +30,13 @@ export function useStoreVersionId(projectId: string, branchId: string): string |
 export function storeInstallable(utils: TrpcUtils, project: ProjectRef, branch: StoreBranch, versionId: string | undefined, pkg: StorePackage): InstallablePackage | undefined {
   if (!versionId) return undefined;
   const input = { project: project.id, branch: branch.id, package: pkg.id };
-  return {
-    projectId: project.id,
-    branchId: branch.id,
-    versionId,
-    packageId: pkg.id,
-    projectTitle: project.title,
-    branchTitle: branch.title,
-    versionTitle: branch.versionTitle,
-    packageTitle: pkg.title,
-    size: pkg.size ?? 0,
-    // The store download route; the summary has no entrypoint, the package record does.
-    prepare: async () => {
-      const [download, index, record] = await Promise.all([
-        utils.packageDownloads.storeUrl.fetch(input, { staleTime: 0 }),
-        utils.packageDownloads.storeUrl.fetch({ ...input, filter: 'index' }, { staleTime: 0 }),
-        utils.packages.get.fetch({ project: project.id, package: pkg.id }),
-      ]);
-      return { url: download.url, indexUrl: index.url, entrypoint: record.entrypoint ?? [] };
-    },
-  };
+  // The store download route; the summary has no entrypoint, the package record does.
+  return installablePackage({ project, branch, version: { id: versionId, title: branch.versionTitle }, pkg }, async () => {
+    const [download, index, record] = await Promise.all([
+      utils.packageDownloads.storeUrl.fetch(input, { staleTime: 0 }),
+      utils.packageDownloads.storeUrl.fetch({ ...input, filter: 'index' }, { staleTime: 0 }),
+      utils.packages.get.fetch({ project: project.id, package: pkg.id }),
+    ]);
+    return { url: download.url, indexUrl: index.url, entrypoint: record.entrypoint ?? [] };
+  });
 }

@@ -2,21 +2,17 @@ import { useLocation } from 'wouter';
 import { edit_tags_title } from '../../../paraglide/messages/edit_tags_title.js';
 import { package_page_actions_label } from '../../../paraglide/messages/package_page_actions_label.js';
 import { package_page_delete } from '../../../paraglide/messages/package_page_delete.js';
-import { package_page_delete_refused_text } from '../../../paraglide/messages/package_page_delete_refused_text.js';
-import { package_page_delete_refused_title } from '../../../paraglide/messages/package_page_delete_refused_title.js';
-import { package_page_delete_text } from '../../../paraglide/messages/package_page_delete_text.js';
-import { package_page_delete_title } from '../../../paraglide/messages/package_page_delete_title.js';
 import { package_page_rename } from '../../../paraglide/messages/package_page_rename.js';
 import { package_page_rename_label } from '../../../paraglide/messages/package_page_rename_label.js';
 import { package_page_rename_title } from '../../../paraglide/messages/package_page_rename_title.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { EditTagsDialog } from '../../../dialogs/edit-tags-dialog.tsx';
-import { toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Package } from '../../../../shared/schemas/packages.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';
 import { branchHref, projectHref, versionHref } from '../links.ts';
 import { can } from '../project-frame.tsx';
+import { usePackageDelete } from '../packages/use-package-delete.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -24,10 +20,6 @@ const m = {
   edit_tags_title,
   package_page_actions_label,
   package_page_delete,
-  package_page_delete_refused_text,
-  package_page_delete_refused_title,
-  package_page_delete_text,
-  package_page_delete_title,
   package_page_rename,
   package_page_rename_label,
   package_page_rename_title,
@@ -44,7 +36,10 @@ export function PackageActions({ project, pkg, via }: { project: Project; pkg: P
   const utils = trpc.useUtils();
   const [, navigate] = useLocation();
   const patch = trpc.packages.patch.useMutation();
-  const remove = trpc.packages.delete.useMutation();
+  // Back to where the package was reached from: its version, else the project.
+  const startDelete = usePackageDelete(project.id, {
+    onDeleted: () => navigate(via.version ? versionHref(project.id, via.version, via.branch) : via.branch ? branchHref(project.id, via.branch) : projectHref(project.id)),
+  });
   const canPatch = can(project, 'patchPackage');
   const canDelete = can(project, 'deletePackage');
   if (!canPatch && !canDelete) return null;
@@ -69,32 +64,6 @@ export function PackageActions({ project, pkg, via }: { project: Project; pkg: P
     if (done) await utils.packages.invalidate();
   };
 
-  const startDelete = async () => {
-    const confirmed = await dialogs.confirm({
-      title: m.package_page_delete_title(),
-      message: m.package_page_delete_text({ title: pkg.title }),
-      confirmLabel: m.package_page_delete(),
-      danger: true,
-      defaultFocus: 'cancel',
-    });
-    if (!confirmed) return;
-    for (;;) {
-      try {
-        await remove.mutateAsync({ project: project.id, package: pkg.id });
-        break;
-      } catch (error) {
-        if (toDisplayError(error).code === 'not_empty') {
-          await dialogs.ok({ title: m.package_page_delete_refused_title(), message: <p data-error-code="not_empty">{m.package_page_delete_refused_text({ title: pkg.title })}</p> });
-          return;
-        }
-        if ((await dialogs.error(error, { retry: true })) === 'ok') return;
-      }
-    }
-    // Back to where the package was reached from: its version, else the project.
-    navigate(via.version ? versionHref(project.id, via.version, via.branch) : via.branch ? branchHref(project.id, via.branch) : projectHref(project.id));
-    await utils.packages.invalidate();
-  };
-
   return (
     <div className="actions package_actions" role="group" aria-label={m.package_page_actions_label()}>
       {canPatch ? (
@@ -108,7 +77,7 @@ export function PackageActions({ project, pkg, via }: { project: Project; pkg: P
         </button>
       ) : null}
       {canDelete ? (
-        <button type="button" className="button button_quiet button_danger_text" onClick={() => void startDelete()}>
+        <button type="button" className="button button_quiet button_danger_text" onClick={() => void startDelete(pkg)}>
           {m.package_page_delete()}
         </button>
       ) : null}

@@ -1,6 +1,6 @@
 import { package_page_local_needs_branch } from '../../../paraglide/messages/package_page_local_needs_branch.js';
 import { trpc } from '../../../lib/trpc.ts';
-import type { InstallablePackage } from '../../../lib/local-app/install.ts';
+import { installablePackage } from '../../../lib/local-app/install.ts';
 import type { Package } from '../../../../shared/schemas/packages.ts';
 import type { PackageVia } from './package-actions.tsx';
 import type { LocalTarget } from './local-launchers.tsx';
@@ -36,23 +36,12 @@ export function usePackageLocalTarget(project: { id: string; title: string }, pk
     branch = { id: chosen.branchId, title: chosen.branchTitle };
   }
   if (!branch || !version.data) return { packageId: pkg.id, installable: undefined };
-  const installable: InstallablePackage = {
-    projectId: project.id,
-    branchId: branch.id,
-    versionId,
-    packageId: pkg.id,
-    projectTitle: project.title,
-    branchTitle: branch.title,
-    versionTitle: version.data.title,
-    packageTitle: pkg.title,
-    size: pkg.size ?? 0,
-    prepare: async () => {
-      const [archive, index] = await Promise.all([
-        utils.packageDownloads.url.fetch({ project: project.id, package: pkg.id }, { staleTime: 0 }),
-        utils.packageDownloads.url.fetch({ project: project.id, package: pkg.id, filter: 'index' }, { staleTime: 0 }),
-      ]);
-      return { url: archive.url, indexUrl: index.url, entrypoint: pkg.entrypoint ?? [] };
-    },
-  };
+  const installable = installablePackage({ project, branch, version: { id: versionId, title: version.data.title }, pkg }, async () => {
+    const [archive, index] = await Promise.all([
+      utils.packageDownloads.url.fetch({ project: project.id, package: pkg.id }, { staleTime: 0 }),
+      utils.packageDownloads.url.fetch({ project: project.id, package: pkg.id, filter: 'index' }, { staleTime: 0 }),
+    ]);
+    return { url: archive.url, indexUrl: index.url, entrypoint: pkg.entrypoint ?? [] };
+  });
   return { packageId: pkg.id, installable };
 }

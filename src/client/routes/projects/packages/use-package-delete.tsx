@@ -15,8 +15,9 @@ const m = { package_page_delete, package_page_delete_refused_text, package_page_
 /**
  * Delete with confirmation (Cancel focused); a package a version took meanwhile is refused with the
  * package page's words; other failures offer Retry. The lists are refreshed after either outcome.
+ * `onDeleted` runs before that refresh, so a page showing the package can leave before it refetches it.
  */
-export function usePackageDelete(projectId: string) {
+export function usePackageDelete(projectId: string, { onDeleted }: { onDeleted?: () => void } = {}) {
   const dialogs = useDialogs();
   const utils = trpc.useUtils();
   const remove = trpc.packages.delete.useMutation();
@@ -32,6 +33,7 @@ export function usePackageDelete(projectId: string) {
     for (;;) {
       try {
         await remove.mutateAsync({ project: projectId, package: pkg.id });
+        onDeleted?.();
         break;
       } catch (error) {
         if (toDisplayError(error).code === 'not_empty') {
