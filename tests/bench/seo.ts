@@ -5,7 +5,7 @@
  * store page has a cover and a description, and a store index of 8 projects.
  *
  * 1. HTML answer time of the store page (its head written from the store cache: title, description,
- *    previews, JSON-LD) against the app shell of a path without a head of its own (/some/deep/link: the
+ *    previews, JSON-LD) against the app shell of a path without a head of its own (/login: the
  *    bare shell, same route and headers), in the same run: BENCH_SEO_ROUNDS (2000) requests of each,
  *    alternated after BENCH_SEO_WARMUP (12000) unmeasured ones (the JIT's steady state), one at a time
  *    on one kept-alive connection, timed to the answer's first byte (the
@@ -173,7 +173,7 @@ try {
   console.log(`seeded 8 projects in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
   const storeUrl = `${server.url}/store/${encodeURIComponent(game.project.id)}`;
-  const shellUrl = `${server.url}/some/deep/link`;
+  const shellUrl = `${server.url}/login`;
   const storeHtml = await (await fetch(storeUrl)).text();
   if (!storeHtml.includes('<title>Star Miner - Cartridge</title>') || !storeHtml.includes('og:image')) failures.fail('the store page HTML has no head of its own');
   for (let i = 0; i < 200; i++) await Promise.all([fetched(shellUrl), fetched(storeUrl)]);

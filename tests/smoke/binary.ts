@@ -120,11 +120,12 @@ async function checkDocs(running: RunningBinary): Promise<void> {
 }
 
 async function checkClient(running: RunningBinary): Promise<void> {
-  for (const path of ['/', '/some/deep/link']) {
+  // A known screen's deep link answers 200; a path no screen shows, 404 with the same client (its not-found page).
+  for (const [path, status] of [['/', 200], ['/docs/en/', 200], ['/some/deep/link', 404]] as const) {
     const response = await fetch(`${running.url}${path}`);
     const html = await response.text();
     check(
-      response.status === 200 && (response.headers.get('content-type') ?? '').startsWith('text/html') && html.includes('id="root"'),
+      response.status === status && (response.headers.get('content-type') ?? '').startsWith('text/html') && html.includes('id="root"'),
       `${running.label}: ${path} serves the client's HTML`,
       `${response.status} ${response.headers.get('content-type')}`,
     );
