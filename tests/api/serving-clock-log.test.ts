@@ -36,8 +36,8 @@ async function aliveAt(): Promise<Date | null> {
 
 describe('the serving clock log', () => {
   test('a first start records serving without a "serving after a gap" line', async () => {
-    const deadline = Date.now() + 10_000;
-    while ((await aliveAt()) === null && Date.now() < deadline) await Bun.sleep(20);
+    // Polls the state itself; the test's own timeout bounds it (no wall-clock guess of how long a start takes).
+    while ((await aliveAt()) === null) await Bun.sleep(20);
     expect(await aliveAt()).not.toBeNull();
     const [row] = await server.deps.db.select({ servingSince: instanceFacts.servingSince }).from(instanceFacts).where(eq(instanceFacts.id, 1));
     expect(row?.servingSince).not.toBeNull();
