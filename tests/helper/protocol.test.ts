@@ -18,7 +18,8 @@ beforeAll(async () => {
   binDir = join(root, 'bin');
   mkdirSync(binDir, { recursive: true });
   // A fake file manager: records the folder it was asked to open.
-  writeExecutable(join(binDir, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > "${root}/opened"\n`);
+  // Written aside and renamed, so the test never reads the file between its creation and its write.
+  writeExecutable(join(binDir, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > "${root}/opened.part" && mv "${root}/opened.part" "${root}/opened"\n`);
   helper = await startHelper({ env: { PATH: `${binDir}:${process.env.PATH}` } });
 });
 afterAll(async () => {
