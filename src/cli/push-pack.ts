@@ -9,12 +9,12 @@ import { startProgress } from './progress.ts';
 /** The current version's packages of a branch (empty when nothing was published yet). */
 export async function currentPackages(api: ApiClient, projectId: string, versionId: string | undefined): Promise<Package[]> {
   if (!versionId) return [];
-  return api.call(routes.versions.packages, { params: { project: projectId, version: versionId } });
+  return api.call(routes.packages.ofVersion, { params: { project: projectId, version: versionId } });
 }
 
 /** GET .../download?filter=... → the signed URL to fetch (no bearer needed). */
 export async function downloadUrl(api: ApiClient, projectId: string, packageId: string, filter?: 'index' | 'zip'): Promise<string> {
-  const { url } = await api.call(routes.packages.download, { params: { project: projectId, package: packageId }, query: { filter } });
+  const { url } = await api.call(routes.packageDownloads.url, { params: { project: projectId, package: packageId }, query: { filter } });
   return api.resolveUrl(url);
 }
 

@@ -25,7 +25,7 @@ export async function findProject(api: ApiClient, text: string): Promise<Project
     // No such id, or text that cannot be an id at all (a title with spaces): look it up by title.
     if (!(error instanceof ApiError) || (error.code !== 'not_found' && error.code !== 'bad_param')) throw error;
   }
-  const mine = await api.call(routes.me.projects);
+  const mine = await api.call(routes.projects.mine);
   const matches = mine.filter((project) => project.title === text);
   if (matches.length === 1) return findProject(api, matches[0]!.id);
   if (matches.length > 1) throw new CliError(exitCodes.usage, `several projects are titled '${text}': use the id (${matches.map((p) => p.id).join(', ')})`);
@@ -33,7 +33,7 @@ export async function findProject(api: ApiClient, text: string): Promise<Project
 }
 
 export function listBranches(api: ApiClient, project: ProjectRef): Promise<Branch[]> {
-  return api.call(routes.branches.list, { params: { project: project.id } });
+  return api.call(routes.projects.branches.list, { params: { project: project.id } });
 }
 
 export async function findBranch(api: ApiClient, project: ProjectRef, text: string): Promise<Branch> {

@@ -3,26 +3,15 @@ import { Elysia } from 'elysia';
 import { z } from 'zod';
 import { apiVersion } from './api-version.ts';
 import type { Deps } from './deps.ts';
-import { instanceRoutes } from './domains/instance/instance.rest.ts';
-import { authRoutes } from './domains/auth/auth.rest.ts';
-import { externalAuthRoutes } from './domains/auth/external/external-auth.rest.ts';
-import { docsRoutes } from './domains/docs/docs.rest.ts';
-import { branchesRoutes } from './domains/projects/branches.rest.ts';
+import { sessionRoutes } from './domains/auth/session-doors.ts';
+import { contentImageFileRoutes, contentImagePartRoutes } from './domains/content-images/content-images.rest.ts';
 import { jobStatusRoutes } from './domains/job-status/job-status.rest.ts';
 import { localAppRoutes } from './domains/local-app/local-app.rest.ts';
-import { packageRecordRoutes } from './domains/packages/records/records.rest.ts';
-import { packageUploadRoutes } from './domains/packages/uploads/uploads.rest.ts';
 import { packageDownloadRoutes } from './domains/packages/downloads/downloads.rest.ts';
-import { browserPlayRoutes } from './domains/browser-play/browser-play.rest.ts';
-import { cloudPlayRoutes } from './domains/cloud-play/cloud-play.rest.ts';
-import { invitesRoutes } from './domains/projects/invites.rest.ts';
-import { projectsRoutes } from './domains/projects/projects.rest.ts';
-import { versionsRoutes } from './domains/projects/versions.rest.ts';
+import { packageUploadRoutes } from './domains/packages/uploads/uploads.rest.ts';
 import { storeRoutes } from './domains/store/store.rest.ts';
-import { credentialsRoutes } from './domains/users/credentials.rest.ts';
-import { deploysRoutes } from './domains/deploys/deploys.rest.ts';
-import { contentImageFileRoutes, contentImagesRoutes } from './domains/content-images/content-images.rest.ts';
-import { usersRoutes } from './domains/users/users.rest.ts';
+import { operationList } from './operations/operations.ts';
+import { derivedRestRoutes } from './operations/rest-door.ts';
 import { bodyGuard } from './http/body-guard.ts';
 import { errorHandler } from './http/error-handler.ts';
 import { storeCacheSync } from './http/store-cache-sync.ts';
@@ -64,24 +53,13 @@ export function createApp(deps: Deps) {
     )
     .group('/api', (api) =>
       api
-        .use(authRoutes(deps))
-        .use(externalAuthRoutes(deps))
-        .use(usersRoutes(deps))
-        .use(credentialsRoutes(deps))
-        .use(deploysRoutes(deps))
-        .use(projectsRoutes(deps))
-        .use(invitesRoutes(deps))
-        .use(branchesRoutes(deps))
-        .use(versionsRoutes(deps))
-        .use(packageRecordRoutes(deps))
+        // The operations' derived doors, then the hand-written ones (each says why in its binding).
+        .use(derivedRestRoutes(deps, operationList()))
+        .use(sessionRoutes(deps))
         .use(packageUploadRoutes(deps))
+        .use(contentImagePartRoutes(deps))
         .use(packageDownloadRoutes(deps))
-        .use(contentImagesRoutes(deps))
-        .use(browserPlayRoutes(deps))
-        .use(cloudPlayRoutes(deps))
         .use(storeRoutes(deps))
-        .use(docsRoutes(deps))
-        .use(instanceRoutes(deps))
         .use(localAppRoutes(deps))
         .use(jobStatusRoutes(deps)),
     )

@@ -58,12 +58,12 @@ describe('the route table', () => {
 describe('typed calls', () => {
   test('the bearer, path parameters, queries and JSON bodies reach the server; replies come back parsed', async () => {
     const api = signedIn();
-    expect(await api.call(routes.me.get)).toMatchObject({ id: owner.id });
+    expect(await api.call(routes.users.me)).toMatchObject({ id: owner.id });
     expect(await api.call(routes.projects.get, { params: { project: project.id } })).toMatchObject({ id: project.id, title: project.title, userIsOwner: true });
-    const branch = await api.call(routes.branches.create, { params: { project: project.id }, body: { title: 'main' } });
+    const branch = await api.call(routes.projects.branches.create, { params: { project: project.id }, body: { title: 'main' } });
     expect(branch.title).toBe('main');
-    expect(await api.call(routes.branches.history, { params: { project: project.id, branch: branch.id }, query: { count: 5 } })).toEqual([]);
-    const refused = await api.call(routes.branches.history, { params: { project: project.id, branch: branch.id }, query: { count: 1000 } }).catch((error: unknown) => error);
+    expect(await api.call(routes.projects.versions.history, { params: { project: project.id, branch: branch.id }, query: { count: 5 } })).toEqual([]);
+    const refused = await api.call(routes.projects.versions.history, { params: { project: project.id, branch: branch.id }, query: { count: 1000 } }).catch((error: unknown) => error);
     expect(refused).toMatchObject({ code: 'bad_param', status: 400 });
     // A parameter is one path segment, whatever it holds.
     const odd = await api.call(routes.projects.get, { params: { project: 'a b/c' } }).catch((error: unknown) => error);
@@ -81,16 +81,16 @@ describe('typed calls', () => {
 describe('errors (spec §8)', () => {
   test("a refusal carries the body's code, message and details with the HTTP status", async () => {
     const visitor = createApiClient({ baseUrl: server.url });
-    const unauthorized = await visitor.call(routes.me.get).catch((error: unknown) => error);
+    const unauthorized = await visitor.call(routes.users.me).catch((error: unknown) => error);
     expect(unauthorized).toBeInstanceOf(ApiError);
     expect((unauthorized as ApiError).status).toBe(401);
     expect((unauthorized as ApiError).retryable).toBe(false);
 
-    const invite = await signedIn().call(routes.invites.create, { params: { project: project.id }, body: { seats: 1 } });
+    const invite = await signedIn().call(routes.projects.invites.create, { params: { project: project.id }, body: { seats: 1 } });
     const [first, second] = [await registerUser(server), await registerUser(server)];
-    await createApiClient({ baseUrl: server.url, auth: () => first.token }).call(routes.invites.join, { query: { token: invite.token } });
+    await createApiClient({ baseUrl: server.url, auth: () => first.token }).call(routes.projects.invites.join, { query: { token: invite.token } });
     const full = await createApiClient({ baseUrl: server.url, auth: () => second.token })
-      .call(routes.invites.join, { query: { token: invite.token } })
+      .call(routes.projects.invites.join, { query: { token: invite.token } })
       .catch((error: unknown) => error);
     expect(full).toMatchObject({ code: 'not_found', status: 404, message: 'This invite has no seats left', details: { reason: 'used_up' } });
     expect((full as ApiError).body).toEqual({ code: 'not_found', message: 'This invite has no seats left', details: { reason: 'used_up' } });
@@ -101,25 +101,25 @@ describe('errors (spec §8)', () => {
 
   test('a failure whose body is not the error body is http_<status>', async () => {
     proxy.fail('GET', /\/api\/users\/me$/, 1);
-    const failure = await throughProxy().call(routes.me.get).catch((error: unknown) => error);
+    const failure = await throughProxy().call(routes.users.me).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: 'http_503', status: 503, body: 'flaky', retryable: true });
     expect(failure).not.toBeInstanceOf(TriedFewTimesError);
   });
 
   test('no answer at all is network (status 0); a cancelled call is request_aborted, Request aborted', async () => {
     const down = createApiClient({ baseUrl: `http://127.0.0.1:${await findFreePort()}` });
-    const network = await down.call(routes.me.get).catch((error: unknown) => error);
+    const network = await down.call(routes.users.me).catch((error: unknown) => error);
     expect(network).toMatchObject({ code: 'network', status: 0, retryable: true });
 
     const controller = new AbortController();
     controller.abort();
-    const aborted = await signedIn().call(routes.me.get, { signal: controller.signal }).catch((error: unknown) => error);
+    const aborted = await signedIn().call(routes.users.me, { signal: controller.signal }).catch((error: unknown) => error);
     expect(aborted).toMatchObject({ code: 'request_aborted', message: 'Request aborted', status: 0 });
 
     // The client's own signal (the command line's Ctrl-C) stops a call waiting for its next try.
     const clientController = new AbortController();
     proxy.fail('GET', /\/api\/users\/me$/, 5);
-    const waiting = throughProxy({ retry: uploadRetry, signal: clientController.signal }).call(routes.me.get).catch((error: unknown) => error);
+    const waiting = throughProxy({ retry: uploadRetry, signal: clientController.signal }).call(routes.users.me).catch((error: unknown) => error);
     setTimeout(() => clientController.abort(new Error('interrupted')), 50);
     const started = performance.now();
     expect(await waiting).toMatchObject({ code: 'request_aborted' });
@@ -134,7 +134,7 @@ describe('retry policy (injected by the caller)', () => {
     const heard: string[] = [];
     const api = throughProxy({ retry: { ...uploadRetry, sleep: async (ms) => void pauses.push(ms), onRetry: (failedTry, error) => heard.push(`retry ${failedTry} ${error.code}`) } });
     proxy.fail('GET', /\/api\/users\/me$/, 2);
-    const me = await api.call(routes.me.get, { retry: { onTry: (attempt) => heard.push(`try ${attempt}`) } });
+    const me = await api.call(routes.users.me, { retry: { onTry: (attempt) => heard.push(`try ${attempt}`) } });
     expect(me.id).toBe(owner.id);
     expect(pauses).toEqual([5000, 5000]);
     // Both the client's hook (a log) and the call's (a status) hear the retries.
@@ -144,16 +144,16 @@ describe('retry policy (injected by the caller)', () => {
   test('three failures are trying_few_times_failed with the last one; a refusal and a no-retry call are tried once', async () => {
     const api = throughProxy({ retry: { ...uploadRetry, sleep: async () => {} } });
     proxy.fail('GET', /\/api\/users\/me$/, 3);
-    const failed = await api.call(routes.me.get).catch((error: unknown) => error);
+    const failed = await api.call(routes.users.me).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(TriedFewTimesError);
     expect(failed).toMatchObject({ code: 'trying_few_times_failed', tries: 3, last: { code: 'http_503', status: 503 } });
     expect((failed as ApiError).message).toBe('failed 3 times: GET /api/users/me: HTTP 503 Service Unavailable');
 
     let retries = 0;
     const counting = createApiClient({ baseUrl: proxy.url, retry: { ...uploadRetry, sleep: async () => {}, onRetry: () => (retries += 1) } });
-    expect(await counting.call(routes.me.get).catch((error: unknown) => error)).toMatchObject({ status: 401 });
+    expect(await counting.call(routes.users.me).catch((error: unknown) => error)).toMatchObject({ status: 401 });
     proxy.fail('GET', /\/api\/users\/me$/, 1);
-    expect(await counting.call(routes.me.get, { retry: false }).catch((error: unknown) => error)).toMatchObject({ code: 'http_503' });
+    expect(await counting.call(routes.users.me, { retry: false }).catch((error: unknown) => error)).toMatchObject({ code: 'http_503' });
     expect(retries).toBe(0);
     proxy.clear();
   });
@@ -174,12 +174,12 @@ describe('raw bodies, stream replies, signed files', () => {
     const finalized = await api.call(routes.packages.finalize, { params: { project: project.id, package: created.id }, body: { token: created.uploadInfo.token, parts } });
     expect(finalized).toMatchObject({ id: created.id, status: 'ready', size: 5005 });
 
-    const torrent = await api.call(routes.packages.torrent, { params: { project: project.id, package: created.id } });
+    const torrent = await api.call(routes.packageDownloads.torrent, { params: { project: project.id, package: created.id } });
     expect(torrent).toBeInstanceOf(Response);
     expect(torrent.headers.get('content-type')).toBe('application/x-bittorrent');
     expect((await torrent.arrayBuffer()).byteLength).toBeGreaterThan(0);
 
-    const { url } = await api.call(routes.packages.download, { params: { project: project.id, package: created.id } });
+    const { url } = await api.call(routes.packageDownloads.url, { params: { project: project.id, package: created.id } });
     const file = await api.fetchFile(url);
     expect(Bun.hash(await file.arrayBuffer())).toBe(Bun.hash(archive));
     const expired = await api.fetchFile(url.replace(/\/files\/([^/]+)\/([^/]+)\/\d+\//, '/files/$1/$2/1/')).catch((error: unknown) => error);

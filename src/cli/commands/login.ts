@@ -34,7 +34,7 @@ export async function runLogin(args: string[], io: CliIo): Promise<number> {
   const api = createCliApi({ server, token, io, retryDelayMs: retryDelayOf(io.env) });
   let me: Me;
   try {
-    me = await api.call(routes.me.get);
+    me = await api.call(routes.users.me);
   } catch (error) {
     if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
       throw new CliError(exitCodes.auth, `the server refused the token (${error.code ?? error.status})`, { code: error.code, details: error.details });

@@ -169,11 +169,11 @@ export async function runPush(args: string[], io: CliIo): Promise<number> {
   const versionTitle = values.version ?? nextVersionTitle(branch.currentVersion?.title);
   if (!quiet) log(`publishing version ${versionTitle} to ${branch.title}...`);
   const otherPackages = current.filter((item) => !sameTags(item.tags, tags)).map((item) => item.id);
-  const version = await api.call(routes.versions.create, {
+  const version = await api.call(routes.projects.versions.create, {
     params: { project: project.id },
     body: { title: versionTitle, description: values.description ?? '', packages: [...otherPackages, outcome.packageId] },
   });
-  await api.call(routes.branches.publish, { params: { project: project.id, branch: branch.id, version: version.id } });
+  await api.call(routes.projects.versions.publish, { params: { project: project.id, branch: branch.id, version: version.id } });
   await clearPushCache(cache);
 
   const name = packageTitle({ title: values.title, tags });

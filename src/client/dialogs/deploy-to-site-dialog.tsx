@@ -167,7 +167,7 @@ export function DeployToSiteDialog({ project, versionId, resume, onStarted, onCl
 type PackageChoice = { include: boolean; channel: string };
 
 function DeployForm({ project, versionId, onCancel, onStarted }: { project: Project; versionId: string; onCancel: () => void; onStarted: (deploy: StoredDeploy) => void }) {
-  const sites = useQuery({ queryKey: deploySitesKey(project.id), queryFn: ({ signal }) => api.call(routes.deploys.sites, { params: { project: project.id }, signal }) });
+  const sites = useQuery({ queryKey: deploySitesKey(project.id), queryFn: ({ signal }) => api.call(routes.deploys.sites.list, { params: { project: project.id }, signal }) });
   const packages = trpc.packages.ofVersion.useQuery({ project: project.id, version: versionId });
   const ids = { problem: useId(), site: useId() };
   const [siteId, setSiteId] = useState('');
@@ -199,7 +199,7 @@ function DeployForm({ project, versionId, onCancel, onStarted }: { project: Proj
     setPending(true);
     setRefusal(undefined);
     try {
-      const reply = await api.call(routes.deploys.deployVersion, {
+      const reply = await api.call(routes.deploys.version.start, {
         params: { project: project.id, version: versionId },
         body: { site: site.id, packages: included.map((row) => ({ package: row.pkg.id, channel: row.channel })) },
       });

@@ -117,7 +117,7 @@ export function uploadContentImage(projectId: string, image: PreparedImage, opti
     const part = await sendPart({ api, target: created.uploadInfo, part: 0, bytes, hash, signal, retry });
     try {
       return await api.call(routes.contentImages.finalize, {
-        params: { project: projectId, content_image: created.id },
+        params: { project: projectId, image: created.id },
         body: { token: created.uploadInfo.token, parts: [part] },
         signal,
         retry,

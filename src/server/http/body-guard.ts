@@ -1,3 +1,5 @@
+import type { AnyRoute } from '../../shared/api/route.ts';
+import { routes } from '../../shared/api/routes.ts';
 import { Elysia, type BodyHandler } from 'elysia';
 import type { Config } from '../config.ts';
 import { bodyIsEmpty, isJsonContentType, notJsonBody, readJsonBody, readJsonText } from './json-body.ts';
@@ -39,9 +41,10 @@ const provideBodyLimit = 5 * MiB;
 
 /** The routes whose bodies differ from the default; everything else is JSON up to 1 MiB. */
 export function bodyPolicyOf(config: Config, method: string, route: string): BodyPolicy {
-  if (method === 'PUT' && (route === '/api/uploads/:package' || route === '/api/uploads/content-images/:content_image')) return { kind: 'raw' };
-  if (method === 'PUT' && route === '/api/projects/:project/packages/:package/finalize') return { kind: 'json', limit: finalizeBodyLimit(config) };
-  if (method === 'POST' && route === '/api/cloud-play/machine/provide') return { kind: 'json', limit: provideBodyLimit };
+  const is = (row: AnyRoute) => method === row.method && route === `/api${row.path}`;
+  if (is(routes.packages.uploadPart) || is(routes.contentImages.uploadPart)) return { kind: 'raw' };
+  if (is(routes.packages.finalize)) return { kind: 'json', limit: finalizeBodyLimit(config) };
+  if (is(routes.cloudPlay.provide)) return { kind: 'json', limit: provideBodyLimit };
   if (route === '/trpc/*') return { kind: 'json-text', limit: finalizeBodyLimit(config) };
   return { kind: 'json', limit: defaultJsonBodyLimit };
 }

@@ -3,6 +3,7 @@ import { Elysia } from 'elysia';
 import type { Deps } from '../deps.ts';
 import { bearerTokenOf } from '../http/bearer-token.ts';
 import type { CheckedBodyText } from '../http/body-guard.ts';
+import { appUrlOf } from '../http/app-url.ts';
 import { requestOriginOf } from '../http/request-origin.ts';
 import { isCrossSiteRequest } from '../http/same-origin.ts';
 import { sessionTokenFromCookie } from '../http/session-cookie.ts';
@@ -31,7 +32,7 @@ export function trpcRoutes(deps: Deps) {
           token: bearerTokenOf(request.headers.get('authorization')),
           cookieToken: sessionTokenFromCookie(request.headers.get('cookie')),
           origin: requestOriginOf(deps.config, request, server),
-          appUrl: deps.config.publicUrl ?? new URL(request.url).origin,
+          appUrl: appUrlOf(deps.config, request),
           crossSite: isCrossSiteRequest(deps.config, request),
           resHeaders,
         }),

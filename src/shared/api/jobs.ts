@@ -28,7 +28,7 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
 
 /** POST /jobs for one token: its state (not_found when the server does not know it). */
 export async function getJobState(api: ApiClient, token: string, options: CallOptions = {}): Promise<JobState> {
-  const [state] = await api.call(routes.jobs.states, { body: { tokens: [token] }, ...options });
+  const [state] = await api.call(routes.jobs.state, { body: { tokens: [token] }, ...options });
   if (!state) throw new ApiError('not_found', 'the server did not report the job', { status: 404, request: 'POST /jobs', retryable: false });
   return state;
 }
@@ -107,7 +107,7 @@ export async function watchJobs(api: ApiClient, tokens: readonly string[], optio
     options.onUpdate(index, job);
   };
   const readStates = async () => {
-    const states = await api.call(routes.jobs.states, { body: { tokens: [...tokens] }, signal: options.signal });
+    const states = await api.call(routes.jobs.state, { body: { tokens: [...tokens] }, signal: options.signal });
     for (const { index, ...state } of states) set(index, state);
   };
   await readStates();

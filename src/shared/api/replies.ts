@@ -19,3 +19,4 @@ export type DocsPage = z.infer<typeof docsPageSchema>;
 
 /** GET .../play: the URL that plays a web package on the play origin. */
 export const playUrlSchema = z.object({ url: z.string() });
+

@@ -13,10 +13,14 @@ export type RawBody = Blob | ArrayBuffer | Uint8Array<ArrayBuffer> | ReadableStr
 export type RouteShape = {
   query: z.ZodType | undefined;
   body: z.ZodType | 'raw' | undefined;
+  /** The tRPC input's field holding a body that is not an object (a boolean, a description); never for REST. */
+  bodyKey: string | undefined;
   reply: z.ZodType | 'stream';
+  /** A read sent as POST (a list of tokens in the body): a tRPC query, not a mutation. */
+  read: boolean;
 };
 
-type EmptyShape = { query: undefined; body: undefined; reply: z.ZodUnknown };
+type EmptyShape = { query: undefined; body: undefined; bodyKey: undefined; reply: z.ZodUnknown; read: false };
 
 /**
  * One REST route under the API root: method, path with `:params`, and (as types) its query, body and
@@ -31,14 +35,24 @@ export class Route<M extends HttpMethod = HttpMethod, P extends string = string,
     readonly path: P,
     /** 'stream': the caller gets the Response; 'json': its parsed body. */
     readonly replyKind: 'json' | 'stream' = 'json',
+    /** Over tRPC, the input field of a body that is not an object (REST sends the body as it is). */
+    readonly bodyKey: string | undefined = undefined,
+    /** A read sent as POST: a tRPC query. */
+    readonly read: boolean = method === 'GET',
   ) {}
 
   query<Q extends z.ZodType>(): Route<M, P, Omit<S, 'query'> & { query: Q }> {
     return this as never;
   }
 
-  body<B extends z.ZodType>(): Route<M, P, Omit<S, 'body'> & { body: B }> {
-    return this as never;
+  /** The JSON body; `key` names the tRPC input field of a body that is not an object. */
+  body<B extends z.ZodType, K extends string | undefined = undefined>(key?: K): Route<M, P, Omit<S, 'body' | 'bodyKey'> & { body: B; bodyKey: K }> {
+    return new Route(this.method, this.path, this.replyKind, key, this.read) as never;
+  }
+
+  /** A read sent as POST (its input does not fit a query): over tRPC, a query. */
+  readOnly(): Route<M, P, Omit<S, 'read'> & { read: true }> {
+    return new Route(this.method, this.path, this.replyKind, this.bodyKey, true) as never;
   }
 
   /** The body is bytes (octet-stream), not JSON. */
@@ -52,7 +66,7 @@ export class Route<M extends HttpMethod = HttpMethod, P extends string = string,
 
   /** The reply is read by the caller (a stream of events, a file). */
   stream(): Route<M, P, Omit<S, 'reply'> & { reply: 'stream' }> {
-    return new Route(this.method, this.path, 'stream') as never;
+    return new Route(this.method, this.path, 'stream', this.bodyKey, this.read) as never;
   }
 }
 
@@ -65,8 +79,8 @@ export const del = <P extends string>(path: P) => new Route<'DELETE', P, EmptySh
 /** Any route: a caller's types come from the route it passes. */
 export type AnyRoute = Route<HttpMethod, string, any>;
 
-type ShapeOf<R> = R extends { readonly shape?: infer S extends RouteShape } ? S : never;
-type PathOf<R> = R extends { readonly path: infer P extends string } ? P : never;
+export type ShapeOf<R> = R extends { readonly shape?: infer S extends RouteShape } ? S : never;
+export type PathOf<R> = R extends { readonly path: infer P extends string } ? P : never;
 
 /** '/projects/:project/packages/:package' → { project: string; package: string }. */
 export type PathParams<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`

@@ -47,7 +47,7 @@ export type CreateContentImageInput = z.input<typeof createContentImageInput>;
 export const createdContentImageSchema = z.object({ id: z.string(), uploadInfo: uploadInfoSchema });
 export type CreatedContentImage = z.infer<typeof createdContentImageSchema>;
 
-/** PUT .../content/images/{content_image}/finalize {token, parts}: exactly one part, part 0. */
+/** PUT .../content/images/{image}/finalize {token, parts}: exactly one part, part 0. */
 export const finalizeContentImageInput = z.object({ token: tokenText(), parts: z.array(partDescriptorSchema).min(1).max(1) });
 export type FinalizeContentImageInput = z.input<typeof finalizeContentImageInput>;
 

@@ -10,7 +10,7 @@ const MAGIC = [0x43, 0x52, 0x54, 0x31];
  * (its index is read from the front).
  */
 export async function fetchBaseIndex(api: ApiClient, project: string, packageId: string, options: CallOptions = {}): Promise<ArchiveIndex> {
-  const { url } = await api.call(routes.packages.download, { params: { project, package: packageId }, query: { filter: 'index' }, ...options });
+  const { url } = await api.call(routes.packageDownloads.url, { params: { project, package: packageId }, query: { filter: 'index' }, ...options });
   const response = await api.fetchFile(url, options);
   const bytes = new Uint8Array(await response.arrayBuffer());
   if (MAGIC.every((byte, i) => bytes[i] === byte)) {

@@ -81,7 +81,7 @@ export function OptimizeImagesSection() {
     setStarting(true);
     setProblem(undefined);
     try {
-      const started = await api.call(routes.maintenance.optimizeContentImages);
+      const started = await api.call(routes.admin.optimizeContentImages);
       storeToken(started.token);
       setToken(started.token);
     } catch (error) {

@@ -56,7 +56,7 @@ export function AddPasswordForm({ id, onClose }: { id: string; onClose: () => vo
     if (shape) return;
     setPending(true);
     try {
-      await api.call(routes.me.addPassword, { body: { name, password } });
+      await api.call(routes.users.addPassword, { body: { name, password } });
       await Promise.all([queryClient.invalidateQueries({ queryKey: credentialsKey }), utils.users.me.invalidate()]);
     } catch (error) {
       const shown = toDisplayError(error);

@@ -37,7 +37,7 @@ import { credentialsKey } from './credentials-query.ts';
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { me_password_add, me_credential_added, me_credential_last_way_in, me_credential_link, me_credential_provider_password, me_credential_public, me_credential_unlink, me_credential_unlink_password_text, me_credential_unlink_refused_title, me_credential_unlink_text, me_credential_unlink_title, me_credentials_empty, me_credentials_heading, me_credentials_intro, me_session_last_used, me_session_never };
 
-type CredentialKey = QueryOf<typeof routes.me.unlinkCredential>;
+type CredentialKey = QueryOf<typeof routes.users.unlinkCredential>;
 
 
 /** 'GitHub', or the translated name of the password sign-in. */
@@ -64,7 +64,7 @@ function isWebAddress(address: string | null): address is string {
 export function CredentialsSection() {
   const dialogs = useDialogs();
   const providers = useSignInProviders('link');
-  const credentials = useQuery({ queryKey: credentialsKey, queryFn: () => api.call(routes.me.credentials) });
+  const credentials = useQuery({ queryKey: credentialsKey, queryFn: () => api.call(routes.users.credentials) });
   const hasPassword = credentials.data?.some((credential) => credential.provider === 'password') ?? true;
   const [addingPassword, setAddingPassword] = useState(false);
   const passwordFormId = useId();
@@ -112,7 +112,7 @@ function CredentialRow({ credential }: { credential: Credential }) {
 
   const setPublic = async (isPublic: boolean) => {
     setPendingPublic(isPublic);
-    const saved = await dialogs.attempt(() => api.call(routes.me.patchCredential, { query: key, body: { isPublic } }));
+    const saved = await dialogs.attempt(() => api.call(routes.users.patchCredential, { query: key, body: { isPublic } }));
     if (saved) queryClient.setQueryData<Credential[]>(credentialsKey, (list) => list?.map((item) => (item.provider === saved.provider && item.name === saved.name ? saved : item)));
     setPendingPublic(undefined);
   };
@@ -130,7 +130,7 @@ function CredentialRow({ credential }: { credential: Credential }) {
     if (!confirmed) return;
     for (;;) {
       try {
-        await api.call(routes.me.unlinkCredential, { query: key });
+        await api.call(routes.users.unlinkCredential, { query: key });
         break;
       } catch (error) {
         if (isLastWayIn(error)) {

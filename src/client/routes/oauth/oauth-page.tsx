@@ -59,7 +59,7 @@ const restCalls: ExternalAuthCalls = {
   finish: (query) => api.call(routes.auth.externalFinish, { query }),
   signIn: (token) => api.call(routes.auth.signInExternal, { query: { token } }),
   register: (token) => api.call(routes.auth.registerExternal, { query: { token } }),
-  link: (token) => api.call(routes.me.linkCredential, { query: { token } }),
+  link: (token) => api.call(routes.users.linkCredential, { query: { token } }),
 };
 
 /** A finishing step that failed, with what the start step had stored (its provider, intent and return page), if anything. */

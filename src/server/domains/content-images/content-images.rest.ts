@@ -1,56 +1,21 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
-import {
-  contentImageIdSchema,
-  createContentImageInput,
-  createdContentImageSchema,
-  finalizeContentImageInput,
-  finalizedContentImageSchema,
-} from '../../../shared/schemas/content-images.ts';
-import { startedJobSchema } from '../../../shared/schemas/jobs.ts';
+import { routes } from '../../../shared/api/routes.ts';
+import { contentImageIdSchema } from '../../../shared/schemas/content-images.ts';
 import { partDescriptorSchema } from '../../../shared/schemas/packages.ts';
-import { projectIdSchema } from '../../../shared/schemas/projects.ts';
 import type { Deps } from '../../deps.ts';
-import { actorResolver } from '../../http/actor.ts';
 import { errorResponse, toAppError } from '../../http/error-handler.ts';
-import { createContentImage, finalizeContentImage, uploadContentImagePart } from './content-images.service.ts';
+import { uploadContentImagePart } from './content-images.service.ts';
 import { getContentImageFile } from './files.service.ts';
-import { startContentImageOptimisation } from './optimize.service.ts';
 
-const params = z.object({ project: projectIdSchema });
-const imageParams = params.extend({ content_image: contentImageIdSchema });
-const appUrlOf = (deps: Deps, request: Request) => deps.config.publicUrl ?? new URL(request.url).origin;
-
-/** Content images under /api: create, part 0, finalize (spec §7), and the administrators' optimise job. */
-export function contentImagesRoutes(deps: Deps) {
-  return new Elysia({ tags: ['Content images'] })
-    .use(actorResolver(deps))
-    .post('/projects/:project/content/images', ({ actor, params, body, request }) => createContentImage(deps, actor, params.project, body, appUrlOf(deps, request)), {
-      params,
-      body: createContentImageInput,
-      response: createdContentImageSchema,
-      detail: { summary: 'Create an image record for a description and get its upload info (patchProject or patchVersion); send it as part 0' },
-    })
-    .put(
-      '/projects/:project/content/images/:content_image/finalize',
-      ({ params, body, request }) => finalizeContentImage(deps, params.project, params.content_image, body, appUrlOf(deps, request)),
-      {
-        params: imageParams,
-        body: finalizeContentImageInput,
-        response: finalizedContentImageSchema,
-        detail: { summary: 'Finish an image upload: decode, check and encode its sizes (authorised by the upload token); url is its largest size' },
-      },
-    )
-    .put('/uploads/content-images/:content_image', ({ params, query, request }) => uploadContentImagePart(deps, params.content_image, query, request.body), {
-      params: z.object({ content_image: contentImageIdSchema }),
-      parse: 'none',
-      response: partDescriptorSchema,
-      detail: { summary: "Upload a content image's bytes as part 0 (query token, part=0, hash = SHA-1 hex; octet-stream body)" },
-    })
-    .post('/admin/maintenance/optimize-content-images', ({ actor }) => startContentImageOptimisation(deps, actor), {
-      response: startedJobSchema,
-      detail: { summary: 'Instance administrators: queue the job re-encoding every content image (others: not_found); follow it with GET /jobs', tags: ['Admin'] },
-    });
+/** The hand-written part 0 of a content image: raw bytes (no JSON parse), authorised by the upload token. */
+export function contentImagePartRoutes(deps: Deps) {
+  return new Elysia({ tags: ['Content images'] }).put(routes.contentImages.uploadPart.path, ({ params, query, request }) => uploadContentImagePart(deps, params.image, query, request.body), {
+    params: z.object({ image: contentImageIdSchema }),
+    parse: 'none',
+    response: partDescriptorSchema,
+    detail: { summary: "Upload a content image's bytes as part 0 (query token, part=0, hash = SHA-1 hex; octet-stream body)" },
+  });
 }
 
 /** Headers of every image answer, 304s included. */

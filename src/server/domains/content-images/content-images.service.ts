@@ -176,7 +176,7 @@ async function readPart(deps: Deps, imageId: string, part: PartDescriptor): Prom
 }
 
 /**
- * PUT .../content/images/{content_image}/finalize {token, parts} (authorised by the upload token):
+ * PUT .../content/images/{image}/finalize {token, parts} (authorised by the upload token):
  * part 0 as uploaded (same hash and size, the declared size) is read back, re-hashed, checked and
  * decoded (encode.ts decodeUpload: not an image, too many pixels or damaged data is bad_param, and the
  * image is then 'errored'), oriented and stripped of metadata; the normalised original and every size

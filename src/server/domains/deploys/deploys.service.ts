@@ -204,7 +204,7 @@ export async function createDeploySite(deps: Deps, actor: Actor, projectId: stri
   });
 }
 
-/** DELETE /projects/{project}/deploy-sites/{deploy_site}: needs deleteDeploySite; another project's site is not_found. */
+/** DELETE /projects/{project}/deploy-sites/{site}: needs deleteDeploySite; another project's site is not_found. */
 export async function deleteDeploySite(deps: Deps, actor: Actor, projectId: string, siteId: string): Promise<void> {
   const access = await loadProjectAccess(deps, actor, projectId);
   requireAction(access, 'deleteDeploySite');

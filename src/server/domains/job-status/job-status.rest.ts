@@ -1,19 +1,14 @@
 import { Elysia } from 'elysia';
-import { z } from 'zod';
-import { jobStateSchema, jobStreamQuery, jobTokensInput } from '../../../shared/schemas/jobs.ts';
+import { routes } from '../../../shared/api/routes.ts';
+import { jobStreamQuery } from '../../../shared/schemas/jobs.ts';
 import type { Deps } from '../../deps.ts';
-import { getJobStates, streamJobEvents } from './job-status.service.ts';
+import { streamJobEvents } from './job-status.service.ts';
 
-/** Job state and events by access token (spec §7 POST /jobs, GET /jobs); no bearer needed, the tokens are the access. */
+/** The hand-written job events stream (GET /jobs, held open); the tokens are the access. */
 export function jobStatusRoutes(deps: Deps) {
   return new Elysia({ tags: ['Jobs'] })
-    .post('/jobs', ({ body }) => getJobStates(deps, body.tokens), {
-      body: jobTokensInput,
-      response: z.array(jobStateSchema),
-      detail: { summary: 'The current state of the jobs of the given tokens, in token order' },
-    })
     .get(
-      '/jobs',
+      routes.jobs.events.path,
       async ({ query, request, server }) => {
         const tokens = typeof query.token === 'string' ? [query.token] : query.token;
         const stream = await streamJobEvents(deps, tokens, request.signal);

@@ -1,12 +1,11 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
-import { localAppDownloadsSchema } from '../../../shared/schemas/local-helper.ts';
+import { routes } from '../../../shared/api/routes.ts';
 import type { Deps } from '../../deps.ts';
 import { errorResponse, toAppError } from '../../http/error-handler.ts';
 import { attachmentDisposition, serveRanged } from '../../http/range.ts';
-import { getLocalAppFile, listLocalAppDownloads } from './local-app.service.ts';
+import { getLocalAppFile } from './local-app.service.ts';
 
-const appUrlOf = (deps: Deps, request: Request) => deps.config.publicUrl ?? new URL(request.url).origin;
 
 /** The reply to GET or HEAD of a platform's build. */
 async function serveBuild(deps: Deps, request: Request, platform: string): Promise<Response> {
@@ -28,9 +27,9 @@ async function serveBuild(deps: Deps, request: Request, platform: string): Promi
 const platformParams = z.object({ platform: z.string().max(64) });
 const headPath = /^\/api\/local-app\/([^/]+)$/;
 
-/** The local companion app's builds (no sign-in: players download it). */
+/** The hand-written download of a local app build: a file with Range and HEAD (no sign-in). */
 export function localAppRoutes(deps: Deps) {
-  return new Elysia({ prefix: '/local-app', tags: ['Local app'] })
+  return new Elysia({ tags: ['Local app'] })
     // Elysia answers HEAD on a path with parameters by running the GET handler and counting the body it
     // sends (none here, so a length of 0): HEAD of a build is answered here, its length from the file.
     .onRequest(async ({ request }) => {
@@ -49,15 +48,7 @@ export function localAppRoutes(deps: Deps) {
       }
     })
     .get(
-      '',
-      async ({ request, set }) => {
-        set.headers['cache-control'] = 'no-cache';
-        return listLocalAppDownloads(deps, appUrlOf(deps, request));
-      },
-      { response: localAppDownloadsSchema, detail: { summary: 'The local app builds this server offers, one per platform, with their download URLs' } },
-    )
-    .get(
-      '/:platform',
+      routes.localApp.download.path,
       ({ params, request }) => serveBuild(deps, request, params.platform),
       {
         params: platformParams,

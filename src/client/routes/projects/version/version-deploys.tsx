@@ -40,7 +40,7 @@ export function VersionDeploys({ project, versionId }: { project: Project; versi
   const { language } = useLanguage();
   const deploys = useQuery({
     queryKey: versionDeploysKey(project.id, versionId),
-    queryFn: ({ signal }) => api.call(routes.deploys.versionDeploys, { params: { project: project.id, version: versionId }, signal }),
+    queryFn: ({ signal }) => api.call(routes.deploys.version.list, { params: { project: project.id, version: versionId }, signal }),
     enabled: member,
   });
   const listed = deploys.data ?? [];
@@ -93,7 +93,7 @@ export function useResumeDeploy(project: Project, versionId: string, onStarted: 
     void (async () => {
       let unfinished: boolean;
       try {
-        const states = await api.call(routes.jobs.states, { body: { tokens: stored.jobs.map((job) => job.token) }, signal: controller.signal });
+        const states = await api.call(routes.jobs.state, { body: { tokens: stored.jobs.map((job) => job.token) }, signal: controller.signal });
         unfinished = stored.jobs.some((_, index) => {
           const state = states.find((item) => item.index === index);
           return state !== undefined && !isFinished(state);

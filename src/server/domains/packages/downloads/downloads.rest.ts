@@ -1,20 +1,19 @@
 import { Elysia } from 'elysia';
 import { z } from 'zod';
+import { routes } from '../../../../shared/api/routes.ts';
 import { branchIdSchema } from '../../../../shared/schemas/branches.ts';
-import { downloadQuery, downloadUrlSchema, packageSpaceSchema } from '../../../../shared/schemas/package-downloads.ts';
 import { packageIdSchema } from '../../../../shared/schemas/packages.ts';
 import { projectIdSchema } from '../../../../shared/schemas/projects.ts';
 import type { Deps } from '../../../deps.ts';
 import { actorResolver } from '../../../http/actor.ts';
+import { appUrlOf } from '../../../http/app-url.ts';
 import { errorResponse, toAppError } from '../../../http/error-handler.ts';
 import { attachmentDisposition, serveRanged } from '../../../http/range.ts';
 import { fileCorsHeaders, openPackageFile, type FileRequest } from './download-files.ts';
-import { getDownloadUrl, getStoreDownloadUrl, getStoreTorrent, getTorrent } from './downloads.service.ts';
-import { getPackageSpace, getStorePackageSpace } from './space.service.ts';
+import { getStoreTorrent, getTorrent } from './downloads.service.ts';
 
 const packageParams = z.object({ project: projectIdSchema, package: packageIdSchema });
 const storeParams = packageParams.extend({ branch: branchIdSchema });
-const appUrlOf = (deps: Deps, request: Request) => deps.config.publicUrl ?? new URL(request.url).origin;
 
 function torrentResponse(result: { fileName: string; torrent: Uint8Array }): Response {
   return new Response(result.torrent as Uint8Array<ArrayBuffer>, {
@@ -46,7 +45,10 @@ const preflight = () =>
     },
   });
 
-/** Package downloads: URLs, torrents and space (project and store routes), and the /files they point to. */
+/**
+ * The hand-written download doors: the .torrent files (project and store) and the /files the download
+ * URLs point to (Range, HEAD, CORS; a file, not a call). URLs and space are operations (downloads.operations.ts).
+ */
 export function packageDownloadRoutes(deps: Deps) {
   const signedFile = ({ request, params }: { request: Request; params: Record<string, string> }) =>
     serveFile(deps, request, { packageId: params.package!, kind: params.kind!, expires: params.expires!, signature: params.signature! });
@@ -71,33 +73,13 @@ export function packageDownloadRoutes(deps: Deps) {
     .options(publicPath, preflight, { detail: { hide: true } })
     .use(actorResolver(deps))
     .get(
-      '/projects/:project/packages/:package/download',
-      ({ actor, params, query, request }) => getDownloadUrl(deps, actor, params.project, params.package, query.filter, appUrlOf(deps, request)),
-      { params: packageParams, query: downloadQuery, response: downloadUrlSchema, detail: { summary: 'A signed URL (DOWNLOAD_URL_MINUTES, default 60) of the archive, its index (filter=index) or a ZIP (filter=zip)' } },
-    )
-    .get(
-      '/projects/:project/packages/:package/torrent',
-      async ({ actor, params, request }) => torrentResponse(await getTorrent(deps, actor, params.project, params.package, appUrlOf(deps, request))),
+      routes.packageDownloads.torrent.path,
+      async ({ actor, params, request }) => torrentResponse(await getTorrent(deps, actor, params.project, params.package, appUrlOf(deps.config, request))),
       { params: packageParams, detail: { summary: "A .torrent of the package's ZIP with the ZIP URL as web seed (BEP 19)" } },
     )
-    .get('/projects/:project/packages/:package/space', ({ actor, params }) => getPackageSpace(deps, actor, params.project, params.package), {
-      params: packageParams,
-      response: packageSpaceSchema,
-      detail: { summary: 'Bytes of the files, of the stored chunks, and of the chunks no other package of the project has' },
-    })
     .get(
-      '/store/projects/:project/branches/:branch/packages/:package/download',
-      ({ params, query, request }) => getStoreDownloadUrl(deps, params.project, params.branch, params.package, query.filter, appUrlOf(deps, request)),
-      { params: storeParams, query: downloadQuery, response: downloadUrlSchema, detail: { summary: "Download URL of a package of a public branch's current version", tags: ['Store'] } },
-    )
-    .get(
-      '/store/projects/:project/branches/:branch/packages/:package/torrent',
-      async ({ params, request }) => torrentResponse(await getStoreTorrent(deps, params.project, params.branch, params.package, appUrlOf(deps, request))),
+      routes.packageDownloads.storeTorrent.path,
+      async ({ params, request }) => torrentResponse(await getStoreTorrent(deps, params.project, params.branch, params.package, appUrlOf(deps.config, request))),
       { params: storeParams, detail: { summary: "A .torrent of a store package's ZIP", tags: ['Store'] } },
-    )
-    .get(
-      '/store/projects/:project/branches/:branch/packages/:package/space',
-      ({ params }) => getStorePackageSpace(deps, params.project, params.branch, params.package),
-      { params: storeParams, response: packageSpaceSchema, detail: { summary: 'Space of a store package', tags: ['Store'] } },
     );
 }
