@@ -8,6 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
  * - no import loop at run time (type-only imports aside: with verbatimModuleSyntax they are written
  *   `import type`, which the transpiler drops; dynamic import() loads lazily, so it is no loop either);
  * - src/server/jobs (the queue) imports nothing from src/server/domains (jobs live in their domains);
+ * - src/server/part-uploads (the part protocol packages and content images share) imports no domain;
  * - src/shared imports none of server, client, cli, helper; src/cli does not import the server;
  * - the companion app (src/helper) imports only itself and src/shared;
  * - the client imports nothing of the server at run time (types only: AppRouter).
@@ -106,6 +107,10 @@ describe('import rules', () => {
 
   test('the job queue imports nothing from the domains', () => {
     expect(crossing('src/server/jobs', ['src/server/domains'])).toEqual([]);
+  });
+
+  test('the part-upload protocol imports no domain', () => {
+    expect(crossing('src/server/part-uploads', ['src/server/domains'])).toEqual([]);
   });
 
   test('shared imports none of server, client, cli, helper; the cli not the server', () => {

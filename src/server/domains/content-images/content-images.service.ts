@@ -17,10 +17,11 @@ import { contentImages } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hashToken } from '../../crypto/index.ts';
+import { streamParts } from '../../part-uploads/part-stream.ts';
+import { parsePartQuery } from '../../part-uploads/part-query.ts';
+import { newUploadToken, verifyUploadToken } from '../../part-uploads/upload-token.ts';
+import { verifyingStream } from '../../part-uploads/verifying-stream.ts';
 import type { Actor } from '../auth/actor.ts';
-import { streamParts } from '../packages/uploads/part-stream.ts';
-import { parsePartQuery, verifyingStream } from '../packages/uploads/parts.service.ts';
-import { newUploadToken, verifyUploadToken } from '../packages/uploads/upload-token.ts';
 import { loadProjectAccess, requireAction, type ProjectAccess } from '../projects/access.ts';
 import { contentImageOriginalKey, contentImagePartKey, contentImagePrefix, contentImageSizeKey } from './content-image-keys.ts';
 import { withImageBlobDeleteLock } from './blob-delete-lock.ts';
@@ -121,10 +122,10 @@ function refusedAlready(row: ContentImageRow): AppError {
 }
 
 /**
- * PUT /api/uploads/content-images/{id}?token&part=0&hash: the packages' part protocol (same query,
- * token rule, streaming SHA-1 check and part descriptor reply) for the image's only part. A body longer
- * than the declared size, or whose SHA-1 differs, stores nothing (bad_param); an image past 'uploading'
- * is already_finalized. Sending part 0 again replaces it.
+ * PUT /api/uploads/content-images/{id}?token&part=0&hash: the part protocol packages use too
+ * (part-uploads/: same query, token rule, streaming SHA-1 check and part descriptor reply) for the
+ * image's only part. A body longer than the declared size, or whose SHA-1 differs, stores nothing
+ * (bad_param); an image past 'uploading' is already_finalized. Sending part 0 again replaces it.
  */
 export async function uploadContentImagePart(deps: Deps, imageId: string, rawQuery: unknown, body: ReadableStream<Uint8Array> | null): Promise<PartDescriptor> {
   const query = parsePartQuery(rawQuery);

@@ -14,7 +14,7 @@ import { storeZipCrcs } from '../downloads/zip/crc.ts';
 import { fileCrcsFromChunks } from '../downloads/zip/file-crcs.ts';
 import { describePackage } from '../records/describe-package.ts';
 import { findPackageRow, type PackageRow } from '../records/package-rows.ts';
-import { streamParts } from './part-stream.ts';
+import { streamParts } from '../../../part-uploads/part-stream.ts';
 import { storeArchiveChunks, type ChunkRow } from './store-chunks.ts';
 import { checkUploadToken } from './upload-token.ts';
 
@@ -43,7 +43,7 @@ async function checkParts(db: Executor, row: PackageRow, parts: PartDescriptor[]
 
 async function readArchiveParts(deps: Deps, row: PackageRow, parts: PartDescriptor[]) {
   try {
-    return await readArchive(streamParts(deps.storage, row.id, parts));
+    return await readArchive(streamParts(deps.storage, row.id, parts, partKey));
   } catch (error) {
     throw asFinalizeError(error);
   }

@@ -1,19 +1,19 @@
-import type { PartDescriptor } from '../../../../shared/schemas/packages.ts';
-import type { BlobStore } from '../../../storage/index.ts';
-import { AppError } from '../../../errors.ts';
-import { partKey } from '../blobs/blob-keys.ts';
+import type { PartDescriptor } from '../../shared/schemas/packages.ts';
+import type { BlobStore } from '../storage/index.ts';
+import { AppError } from '../errors.ts';
 
 /**
- * The uploaded parts read back in order as one stream (the archive as the client sent it), pulled one
+ * The uploaded parts read back in order as one stream (the file as the client sent it), pulled one
  * storage read at a time. Each part is re-hashed on the way: a part replaced since its PUT (a racing
- * re-send with other bytes) fails the stream instead of reaching the archive reader unnoticed.
+ * re-send with other bytes) fails the stream instead of reaching its reader (the archive reader, the
+ * image encoder) unnoticed.
  */
 export function streamParts(
   storage: BlobStore,
-  packageId: string,
+  uploadId: string,
   parts: readonly PartDescriptor[],
-  /** Where each part's blob is (content images keep theirs under their own prefix). */
-  keyOf: (id: string, part: number) => string = partKey,
+  /** Where each part's blob is: each upload kind keeps its parts under its own prefix. */
+  keyOf: (id: string, part: number) => string,
 ): ReadableStream<Uint8Array> {
   let index = 0;
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
@@ -25,7 +25,7 @@ export function streamParts(
         if (index >= parts.length) return controller.close();
         const part = parts[index]!;
         if (!reader) {
-          reader = (await storage.get(keyOf(packageId, part.part))).getReader();
+          reader = (await storage.get(keyOf(uploadId, part.part))).getReader();
           hasher = new Bun.CryptoHasher('sha1');
           size = 0;
         }
