@@ -264,7 +264,7 @@ export type Config = {
   uploads: { partSize: number; tokenHours: number };
   /** How long a package in no version is kept after its last touch, in milliseconds (0 = forever). */
   orphanPackages: { graceMs: number };
-  /** Package chunks in storage: the size a pack blob is filled to (packages/blobs/pack-writer.ts). */
+  /** Package chunks in storage: the size a pack blob is filled to (packages/packs/pack-writer.ts). */
   packs: { size: number };
   /**
    * Images pasted into descriptions (domains/content-images): how many a project may hold (0 = no

@@ -8,7 +8,11 @@ import { dirname, join, relative, resolve } from 'node:path';
  * - no import loop at run time (type-only imports aside: with verbatimModuleSyntax they are written
  *   `import type`, which the transpiler drops; dynamic import() loads lazily, so it is no loop either);
  * - src/server/jobs (the queue) imports nothing from src/server/domains (jobs live in their domains);
- * - src/server/part-uploads (the part protocol packages and content images share) imports no domain;
+ * - src/server/part-uploads (the part protocol packages and content images share) and src/server/storage
+ *   (the blob stores and the chunk-store lock) import no domain;
+ * - no arrow runs up the domains' floors: packages import nothing of content images, and projects'
+ *   services nothing of content images (project media live with the images; only the projects doors
+ *   still serve its routes, until each domain declares its own operations);
  * - src/shared imports none of server, client, cli, helper; src/cli does not import the server;
  * - the companion app (src/helper) imports only itself and src/shared;
  * - the client imports nothing of the server at run time (types only: AppRouter).
@@ -109,8 +113,15 @@ describe('import rules', () => {
     expect(crossing('src/server/jobs', ['src/server/domains'])).toEqual([]);
   });
 
-  test('the part-upload protocol imports no domain', () => {
+  test('the part-upload protocol and the blob storage import no domain', () => {
     expect(crossing('src/server/part-uploads', ['src/server/domains'])).toEqual([]);
+    expect(crossing('src/server/storage', ['src/server/domains'])).toEqual([]);
+  });
+
+  test('packages import nothing of content images; projects services nothing of content images', () => {
+    expect(crossing('src/server/domains/packages', ['src/server/domains/content-images'])).toEqual([]);
+    const isDoor = (line: string) => /\.(rest|trpc)\.ts → /.test(line);
+    expect(crossing('src/server/domains/projects', ['src/server/domains/content-images']).filter((line) => !isDoor(line))).toEqual([]);
   });
 
   test('shared imports none of server, client, cli, helper; the cli not the server', () => {

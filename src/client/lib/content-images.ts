@@ -3,7 +3,7 @@ import { routes } from '../../shared/api/routes.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import { finalizedContentImageSchema, maxContentImageBytes, maxContentImagePixels, maxContentImageSide, type FinalizedContentImage } from '../../shared/schemas/content-images.ts';
 import { PART_UPLOAD_CONCURRENCY } from '../../shared/upload/constants.ts';
-import { createLimiter } from '../../shared/upload/limiter.ts';
+import { createLimiter } from '../../shared/limiter.ts';
 import { sendPart } from '../../shared/upload/send-part.ts';
 import { sha1Hex } from '../../shared/upload/sha1.ts';
 import { api } from './api.ts';

@@ -1,6 +1,6 @@
 export { fetchBaseIndex } from './base-index.ts';
 export { HASHING_CONCURRENCY, PACKAGING_CONCURRENCY, PART_UPLOAD_CONCURRENCY, PARTS_IN_MEMORY, RESOLVE_POLL_MS, UPLOAD_RETRY_DELAY_MS, UPLOAD_TRIES } from './constants.ts';
-export { createLimiter, type Limiter } from './limiter.ts';
+export { createLimiter, type Limiter } from '../limiter.ts';
 export { uploadPartStream, type PartPipelineOptions } from './part-pipeline.ts';
 export { blobPartSource, countParts, missingParts, partRange, rangeParts, splitStream, type PartDescriptor, type PartInput, type PartSource } from './parts.ts';
 export { noPersistence, type UploadPersistence, type UploadRecord } from './record.ts';

@@ -4,7 +4,7 @@ import { waitForJob } from '../api/jobs.ts';
 import type { RetryPolicy } from '../api/retry.ts';
 import { routes } from '../api/routes.ts';
 import { HASHING_CONCURRENCY, PACKAGING_CONCURRENCY, PART_UPLOAD_CONCURRENCY, RESOLVE_POLL_MS } from './constants.ts';
-import { createLimiter, type Limiter } from './limiter.ts';
+import { createLimiter, type Limiter } from '../limiter.ts';
 import { uploadPartStream } from './part-pipeline.ts';
 import { countParts, type PartDescriptor, type PartInput } from './parts.ts';
 import { noPersistence, type UploadPersistence, type UploadRecord } from './record.ts';

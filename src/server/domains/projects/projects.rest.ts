@@ -14,7 +14,7 @@ import {
 import { projectMediaSchema, putProjectMediaInput } from '../../../shared/schemas/project-media.ts';
 import type { Deps } from '../../deps.ts';
 import { actorResolver } from '../../http/actor.ts';
-import { getProjectMedia, putProjectMedia } from './media.service.ts';
+import { getProjectMedia, putProjectMedia } from '../content-images/project-media.service.ts';
 import { leaveProject, listProjectUsers, setProjectUser } from './members.service.ts';
 import {
   createProject,

@@ -12,7 +12,7 @@ import {
 } from '../../../shared/schemas/projects.ts';
 import { putProjectMediaInput } from '../../../shared/schemas/project-media.ts';
 import { procedure, router } from '../../trpc/init.ts';
-import { getProjectMedia, putProjectMedia } from './media.service.ts';
+import { getProjectMedia, putProjectMedia } from '../content-images/project-media.service.ts';
 import { branchIdSchema, createBranchInput, patchBranchInput } from '../../../shared/schemas/branches.ts';
 import { createBranch, deleteBranch, listBranches, patchBranch } from './branches.service.ts';
 import { createVersionInput, historyPageQuery, patchVersionInput, versionIdSchema } from '../../../shared/schemas/versions.ts';

@@ -5,7 +5,7 @@ import { storeIndexQuery, type StoreIndexItem, type StoreIndexPage } from '../..
 import { branches, branchVersions, contentImages, packages, projectMedia, projects, projectUsers, users, versionPackages } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
-import { describeMediaImage, mediaImageColumns } from '../projects/media.service.ts';
+import { describeMediaImage, mediaImageColumns } from '../content-images/project-media.service.ts';
 import { storeListOf, type StoreListView, type StoreReader } from './store-cache.ts';
 
 /**

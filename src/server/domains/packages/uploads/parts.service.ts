@@ -5,7 +5,7 @@ import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
 import { parsePartQuery } from '../../../part-uploads/part-query.ts';
 import { verifyingStream } from '../../../part-uploads/verifying-stream.ts';
-import { partKey } from '../blobs/blob-keys.ts';
+import { partKey } from '../blob-keys.ts';
 import { findPackageRow } from '../records/package-rows.ts';
 import { checkUploadToken } from './upload-token.ts';
 

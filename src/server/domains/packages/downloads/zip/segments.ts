@@ -1,5 +1,5 @@
 import { noteTransientBytes } from '../../../../memory/transient-bytes.ts';
-import type { ChunkRef } from '../../blobs/chunk-reader.ts';
+import type { ChunkRef } from '../../chunks/chunk-reader.ts';
 
 /**
  * A download whose every byte offset is known before any byte is produced: a list of segments,

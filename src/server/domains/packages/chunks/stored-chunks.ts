@@ -1,10 +1,10 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { CompressionAlgorithm } from '../../../../shared/archive/index.ts';
+import { eachLimited } from '../../../../shared/limiter.ts';
 import type { Database } from '../../../db/client.ts';
 import type { BlobStore } from '../../../storage/index.ts';
-import { chunkIdentity, chunkKey } from './blob-keys.ts';
-import { eachLimited } from './each-limited.ts';
-import { rowsOfResult, unnestRows } from './sql-rows.ts';
+import { chunkIdentity, chunkKey } from '../blob-keys.ts';
+import { rowsOfResult, unnestRows } from '../../../db/sql-rows.ts';
 
 /**
  * Which chunks the store holds, in batches of lookups (never a round trip per chunk): a stored_chunks

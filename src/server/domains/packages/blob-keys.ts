@@ -1,15 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import type { CompressionAlgorithm } from '../../../../shared/archive/index.ts';
+import type { CompressionAlgorithm } from '../../../shared/archive/index.ts';
 
 /**
- * The storage layout of packages (the packages contract): upload parts, chunks and indexes.
+ * The storage layout of packages (the packages contract): upload parts, chunks and indexes. At the
+ * domain's root, since every room of it (uploads, records, downloads, chunks, packs) names these keys.
  *
  * Chunks live in pack blobs, `packs/{id}`: the stored bytes of many chunks back to back (≈ PACK_SIZE,
  * 32 MiB, each), so a GiB is a few dozen blobs to write, sync and fetch rather than ≈ 16,000. The
  * stored_chunks table (db/schema/packs.ts) says where each chunk lives (pack, offset); a chunk's bytes
  * are exactly as they appear in an archive of its compression (a zstd archive keeps a chunk raw when
- * zstd does not shrink it), and the hash is of the raw bytes. Writing: blobs/pack-writer.ts; reading:
- * blobs/chunk-reader.ts; collecting and repacking: chunk-gc.service.ts, pack-maintenance.ts; crash
+ * zstd does not shrink it), and the hash is of the raw bytes. Writing: packs/pack-writer.ts; reading:
+ * chunks/chunk-reader.ts; collecting and repacking: chunk-gc.service.ts, pack-maintenance.ts; crash
  * leftovers: storage-sweep.service.ts.
  *
  * A chunk is identified by compression, hash AND stored size: clients compress at the level they like,

@@ -1,7 +1,6 @@
 import { sql } from 'drizzle-orm';
-import type { Database, Executor } from '../../../db/client.ts';
-import type { Deps } from '../../../deps.ts';
-import { rowsOfResult } from './sql-rows.ts';
+import type { Database, Executor } from '../db/client.ts';
+import { rowsOfResult } from '../db/sql-rows.ts';
 
 /**
  * Concurrent uploads and chunk collection: a finalize or resolve may have found a chunk already stored
@@ -16,7 +15,9 @@ import { rowsOfResult } from './sql-rows.ts';
  * old unrecorded ones). A row only ever names a pack whose blob exists: empty packs are deleted under
  * the lock, repacked ones are retired and deleted by the sweep after a grace period. Nothing relies on
  * process memory. `cartridge admin backup` holds it shared (session-level) from its database dump until
- * every blob is copied (commands/backup.ts), so no blob its dump names is deleted meanwhile.
+ * every blob is copied (commands/backup.ts), so no blob its dump names is deleted meanwhile. Content
+ * images delete their blobs under it too (content-images/blob-delete-lock.ts): it guards the whole blob
+ * store, so it lives beside it rather than in a domain.
  */
 export const chunkStoreLock = 0x43525431;
 
@@ -45,7 +46,7 @@ const retryEveryMs = 100;
  * queued behind a backup would hold up every finalize asked after it until the backup ends. Throws
  * ChunkStoreBusy when it stayed taken for `waitMs`; the caller leaves its deletions to a later run.
  */
-export async function withChunkStoreExclusive<T>(deps: Pick<Deps, 'db'>, fn: (tx: Transaction) => Promise<T>, waitMs = defaultWaitMs): Promise<T> {
+export async function withChunkStoreExclusive<T>(deps: { db: Database }, fn: (tx: Transaction) => Promise<T>, waitMs = defaultWaitMs): Promise<T> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     const outcome = await deps.db.transaction(async (tx) => {

@@ -1,10 +1,10 @@
 import { and, inArray, isNotNull, lt, notExists, sql } from 'drizzle-orm';
 import { packs, storedChunks } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
-import { packKey, packPrefix } from './blob-keys.ts';
-import { withChunkStoreExclusive } from './chunk-store-lock.ts';
+import { packKey, packPrefix } from '../blob-keys.ts';
+import { withChunkStoreExclusive } from '../../../storage/chunk-store-lock.ts';
 import { maintainPacks } from './pack-maintenance.ts';
-import { rowsOfResult, unnestRows } from './sql-rows.ts';
+import { rowsOfResult, unnestRows } from '../../../db/sql-rows.ts';
 
 /**
  * The storage sweep's part for packs (storage-sweep.service.ts), everything older than `before`:

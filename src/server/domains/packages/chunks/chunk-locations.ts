@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { CompressionAlgorithm } from '../../../../shared/archive/index.ts';
 import { packageChunks, packages, storedChunks } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
-import { chunkIdentity } from './blob-keys.ts';
+import { chunkIdentity } from '../blob-keys.ts';
 import { findStoredChunks, type ChunkId } from './stored-chunks.ts';
 
 /**

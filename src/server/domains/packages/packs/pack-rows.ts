@@ -3,9 +3,9 @@ import type { CompressionAlgorithm } from '../../../../shared/archive/index.ts';
 import { packs, storedChunks } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
-import { packKey } from './blob-keys.ts';
-import { lockChunkStoreShared } from './chunk-store-lock.ts';
-import { rowsOfResult, unnestRows } from './sql-rows.ts';
+import { packKey } from '../blob-keys.ts';
+import { lockChunkStoreShared } from '../../../storage/chunk-store-lock.ts';
+import { rowsOfResult, unnestRows } from '../../../db/sql-rows.ts';
 
 /** A chunk as a pack holds it: its identity, where its stored bytes start, and the CRC-32 of its raw bytes. */
 export type PackedChunk = { compression: CompressionAlgorithm; hash: string; compressedSize: number; offset: number; crc32: number };
@@ -13,7 +13,7 @@ export type PackedChunk = { compression: CompressionAlgorithm; hash: string; com
 /** A pack blob written whole: what pack-writer.ts hands to its owner. */
 export type SealedPack = { id: string; size: number; chunks: PackedChunk[] };
 
-/** A pack's chunks as a relation c(compression, hash, compressed_size, offset, crc32) (sql-rows.ts). */
+/** A pack's chunks as a relation c(compression, hash, compressed_size, offset, crc32) (db/sql-rows.ts). */
 function packedList(chunks: readonly PackedChunk[]) {
   return unnestRows('c', [
     ['compression', 'smallint', chunks.map((chunk) => chunk.compression)],

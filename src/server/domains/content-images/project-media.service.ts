@@ -5,8 +5,8 @@ import { contentImages, projectMedia } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Actor } from '../auth/actor.ts';
-import { describeContentImage } from '../content-images/content-images.service.ts';
-import { loadProjectAccess, requireAction } from './access.ts';
+import { loadProjectAccess, requireAction } from '../projects/access.ts';
+import { describeContentImage } from './content-images.service.ts';
 
 /**
  * A project's cover and screenshots (issue 19): finalized content images of the project (uploaded as

@@ -2,7 +2,7 @@ import type { CompressionAlgorithm } from '../../../../shared/archive/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { noteTransientBytes } from '../../../memory/transient-bytes.ts';
 import type { BlobFile, BlobStore } from '../../../storage/index.ts';
-import { packKey } from './blob-keys.ts';
+import { packKey } from '../blob-keys.ts';
 import { packageChunkLocator, type ChunkLocation, type ChunkLocator } from './chunk-locations.ts';
 import { rawChunkBytes, readStoredChunk, type ChunkRef } from './chunk-reader.ts';
 

@@ -3,10 +3,10 @@ import { decodeIndex, listUniqueChunks, toHex, type CompressionAlgorithm } from 
 import type { Executor } from '../../../db/client.ts';
 import { packageChunks, packages } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
-import { chunkIdentity, chunkKey, indexKey, packagePrefix, uploadPrefix } from './blob-keys.ts';
-import { withChunkStoreExclusive } from './chunk-store-lock.ts';
-import { maintainPacks, type PackMaintenance } from './pack-maintenance.ts';
-import { rowsOfResult, unnestRows } from './sql-rows.ts';
+import { chunkIdentity, chunkKey, indexKey, packagePrefix, uploadPrefix } from '../blob-keys.ts';
+import { withChunkStoreExclusive } from '../../../storage/chunk-store-lock.ts';
+import { maintainPacks, type PackMaintenance } from '../packs/pack-maintenance.ts';
+import { rowsOfResult, unnestRows } from '../../../db/sql-rows.ts';
 
 /**
  * Chunk garbage collection. Deleting a package removes its rows at once (package_chunks cascade) and

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Executor } from '../../../db/client.ts';
 import { defineJob, JobDeferred } from '../../../jobs/define-job.ts';
-import { ChunkStoreBusy } from './chunk-store-lock.ts';
+import { ChunkStoreBusy } from '../../../storage/chunk-store-lock.ts';
 import { collectPackageBlobs, type ChunkCollectionPayload } from './chunk-gc.service.ts';
 
 /** How soon a collection a backup held up tries again. */

@@ -1,10 +1,10 @@
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
 import { packageChunks, packages } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
-import { chunkIdentity } from './blob-keys.ts';
+import { chunkIdentity } from '../blob-keys.ts';
 import { enqueueChunkCollection } from './chunk-gc.job.ts';
-import { withChunkStoreExclusive } from './chunk-store-lock.ts';
-import { sweepPacks, type PackSweepResult } from './pack-sweep.ts';
+import { withChunkStoreExclusive } from '../../../storage/chunk-store-lock.ts';
+import { sweepPacks, type PackSweepResult } from '../packs/pack-sweep.ts';
 
 /**
  * What a crash can leave behind, found from storage itself (no process memory, any process may run it):

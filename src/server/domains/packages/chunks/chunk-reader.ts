@@ -2,9 +2,9 @@ import { createBunAdapters, type CompressionAlgorithm } from '../../../../shared
 import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
 import type { BlobStore } from '../../../storage/index.ts';
-import { chunkKey } from './blob-keys.ts';
+import { chunkKey } from '../blob-keys.ts';
 import { packageChunkLocator, type ChunkLocation, type ChunkLocator } from './chunk-locations.ts';
-import { PackCursor } from './pack-cursor.ts';
+import { PackCursor } from '../packs/pack-cursor.ts';
 
 /**
  * The one way chunks are read back (downloads, the ZIP and its CRC-32s, torrents, deploys, the play

@@ -1,6 +1,6 @@
 import { noteTransientBytes } from '../../../memory/transient-bytes.ts';
 import type { BlobStore } from '../../../storage/index.ts';
-import { newPackId, packKey } from './blob-keys.ts';
+import { newPackId, packKey } from '../blob-keys.ts';
 import type { PackedChunk, SealedPack } from './pack-rows.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { BlobStore } from '../../../storage/index.ts';
-import { packKey } from './blob-keys.ts';
+import { packKey } from '../blob-keys.ts';
 
 /**
  * One ranged read of a pack blob, consumed front to back: consecutive chunks of the pack come out of one
