@@ -51,25 +51,25 @@ const putDescription = async (project: TestProject, markdown: string, images: Fi
   expect(response.status).toBe(200);
 };
 
-test('the collector is queued when the server starts, hourly', async () => {
-  // Periodic jobs are scheduled as the server starts, not before it answers: give it a moment.
-  const queuedCollectors = () => server.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'content_images_collect'), eq(jobs.status, 'queued')));
-  let queued = await queuedCollectors();
+/** The queued runs of a periodic job: they are scheduled as the server starts, not before it answers, so give it a moment. */
+const queuedRunsOf = async (kind: string) => {
+  const queuedRuns = () => server.deps.db.select().from(jobs).where(and(eq(jobs.kind, kind), eq(jobs.status, 'queued')));
+  let queued = await queuedRuns();
   for (let tries = 0; queued.length === 0 && tries < 100; tries++) {
     await Bun.sleep(50);
-    queued = await queuedCollectors();
+    queued = await queuedRuns();
   }
+  return queued;
+};
+
+test('the collector is queued when the server starts, hourly', async () => {
+  const queued = await queuedRunsOf('content_images_collect');
   expect(queued).toHaveLength(1);
   expect(queued[0]!.runAt.getTime()).toBeGreaterThan(Date.now());
 });
 
 test('the content images storage sweep is queued when the server starts, every 6 hours', async () => {
-  const queuedSweeps = () => server.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'content_images_storage_sweep'), eq(jobs.status, 'queued')));
-  let queued = await queuedSweeps();
-  for (let tries = 0; queued.length === 0 && tries < 100; tries++) {
-    await Bun.sleep(50);
-    queued = await queuedSweeps();
-  }
+  const queued = await queuedRunsOf('content_images_storage_sweep');
   expect(queued).toHaveLength(1);
   expect(queued[0]!.dedupeKey).toBe('content_images_storage_sweep');
   expect(queued[0]!.runAt.getTime()).toBeGreaterThan(Date.now() + 5 * hour);
