@@ -14,7 +14,7 @@ import { roleLabel } from '../role-label.ts';
 import { ProjectsSidebar } from '../sidebars.tsx';
 import { BranchesSection } from './branches-section.tsx';
 import { DescriptionSection } from './description-section.tsx';
-import { MediaSection } from './media-section.tsx';
+import { MediaSection } from './media/media-section.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
