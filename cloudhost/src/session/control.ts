@@ -13,9 +13,6 @@ export class SessionClosing extends Error {
   }
 }
 
-/** Encoders may fail and be restarted this many times per session before it gives up. */
-export const encoderRestarts = 3;
-
 export const mib = 1024 * 1024;
 
 /**

@@ -1,25 +1,25 @@
 import { readlinkSync } from 'node:fs';
 import type { AgentConfig } from '../config.ts';
 import { displayInUse, startXvfb, type DisplayServer } from '../display.ts';
-import { startJail } from '../jail.ts';
+import type { JailSpec } from '../jail.ts';
 import { RtpReceiver, videoArgs } from '../media.ts';
 import type { GamePeer } from '../peer.ts';
 import type { ManagedProcess } from '../processes.ts';
 import { encoderJail } from '../services.ts';
-import { encoderRestarts, type SessionControl, type StartWork } from './control.ts';
+import type { SessionControl, StartWork } from './control.ts';
+import { SessionEncoder } from './encoder.ts';
 
 /**
  * A session's screen: its X server (Xvfb in its jail, display.ts) and the video encoder capturing it
  * (ffmpeg to a loopback RTP port, media.ts, feeding the peer's video track), started once the player
- * is connected. The display stopping ends the session; the encoder is restarted up to encoderRestarts
- * times, then the session ends as errored.
+ * is connected. The display stopping ends the session; so does the encoder failing for good
+ * (encoder.ts: after its restarts).
  */
 export class SessionScreen {
   private xvfb: ManagedProcess | undefined;
   private sandbox: DisplayServer['sandbox'];
   private rtp: RtpReceiver | undefined;
-  private encoder: ManagedProcess | undefined;
-  private restarts = 0;
+  private readonly encoder: SessionEncoder;
 
   constructor(
     private readonly control: SessionControl,
@@ -28,7 +28,11 @@ export class SessionScreen {
     private number: number,
     /** Another free display number, when the first was taken meanwhile. */
     private readonly otherDisplay: () => number,
-  ) {}
+  ) {
+    this.encoder = new SessionEncoder(control, 'video', () => this.encoderJail(), (exit, encoder) =>
+      control.end('errored', `the video encoder failed (${exit.signal ?? `exit code ${exit.code}`}): ${encoder.stderrTail() || 'no message'}`),
+    );
+  }
 
   get display(): number {
     return this.number;
@@ -69,24 +73,18 @@ export class SessionScreen {
 
   /** Starts the video encoder (on connect: the player's decoder begins with its first keyframe). */
   startEncoder(): void {
-    if (this.control.closing() || !this.rtp) return;
+    this.encoder.start();
+  }
+
+  /** The video encoder's jail: ffmpeg capturing the display to the RTP port (none before the port is open). */
+  private encoderJail(): JailSpec | undefined {
+    if (!this.rtp) return undefined;
     const { config, settings } = this;
     const args = videoArgs(
       { display: this.number, width: settings.width, height: settings.height, fps: settings.fps, codec: config.codec, kbps: config.videoKbps, gopSeconds: config.gopSeconds },
       this.rtp.port,
     );
-    const encoder = startJail('ffmpeg video', encoderJail(this.control.serviceJail(), { display: this.number, ipcOf: this.displayIpcPid() }, [config.programs.ffmpeg, ...args]));
-    this.encoder = encoder;
-    encoder.exited.then((exit) => {
-      if (this.control.closing() || encoder.stopRequested) return;
-      if (this.restarts >= encoderRestarts) {
-        this.control.end('errored', `the video encoder failed (${exit.signal ?? `exit code ${exit.code}`}): ${encoder.stderrTail() || 'no message'}`);
-        return;
-      }
-      this.restarts += 1;
-      this.control.log.warn(`video encoder stopped (${encoder.stderrTail() || exit.code}); restarting`);
-      setTimeout(() => this.startEncoder(), 500);
-    });
+    return encoderJail(this.control.serviceJail(), { display: this.number, ipcOf: this.displayIpcPid() }, [config.programs.ffmpeg, ...args]);
   }
 
   /**
@@ -104,7 +102,7 @@ export class SessionScreen {
   }
 
   stopEncoder(): Promise<void> | undefined {
-    return this.encoder?.stop();
+    return this.encoder.stop();
   }
 
   closeStream(): void {

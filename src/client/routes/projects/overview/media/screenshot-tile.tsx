@@ -47,36 +47,8 @@ export function ScreenshotTile({ slot, index, count, coverId, onMove, onRemove, 
         </div>
         {ready ? (
           <div className="project_media_tile_actions">
-            <button
-              type="button"
-              className="button button_small project_media_move"
-              aria-label={m.project_media_move_earlier()}
-              title={m.project_media_move_earlier()}
-              aria-disabled={first || undefined}
-              data-move="earlier"
-              onClick={() => {
-                if (!first) onMove(slot.key, -1);
-              }}
-            >
-              <span aria-hidden="true" className="project_media_arrow">
-                ←
-              </span>
-            </button>
-            <button
-              type="button"
-              className="button button_small project_media_move"
-              aria-label={m.project_media_move_later()}
-              title={m.project_media_move_later()}
-              aria-disabled={last || undefined}
-              data-move="later"
-              onClick={() => {
-                if (!last) onMove(slot.key, 1);
-              }}
-            >
-              <span aria-hidden="true" className="project_media_arrow">
-                →
-              </span>
-            </button>
+            <MoveButton direction="earlier" disabled={first} onMove={() => onMove(slot.key, -1)} />
+            <MoveButton direction="later" disabled={last} onMove={() => onMove(slot.key, 1)} />
             <button
               type="button"
               className="button button_small"
@@ -94,5 +66,27 @@ export function ScreenshotTile({ slot, index, count, coverId, onMove, onRemove, 
         ) : null}
       </div>
     </li>
+  );
+}
+
+/** Moves a screenshot one place; aria-disabled at the end of the list, so the button keeps its focus. */
+function MoveButton({ direction, disabled, onMove }: { direction: 'earlier' | 'later'; disabled: boolean; onMove: () => void }) {
+  const label = direction === 'earlier' ? m.project_media_move_earlier() : m.project_media_move_later();
+  return (
+    <button
+      type="button"
+      className="button button_small project_media_move"
+      aria-label={label}
+      title={label}
+      aria-disabled={disabled || undefined}
+      data-move={direction}
+      onClick={() => {
+        if (!disabled) onMove();
+      }}
+    >
+      <span aria-hidden="true" className="project_media_arrow">
+        {direction === 'earlier' ? '←' : '→'}
+      </span>
+    </button>
   );
 }
