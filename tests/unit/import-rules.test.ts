@@ -8,6 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
  * - no import loop at run time (type-only imports aside: with verbatimModuleSyntax they are written
  *   `import type`, which the transpiler drops; dynamic import() loads lazily, so it is no loop either);
  * - src/server/jobs (the queue) imports nothing from src/server/domains (jobs live in their domains);
+ * - src/server/outbound (calling third parties) imports no domain, and deploys do not reach into sign-in;
  * - src/shared imports none of server, client, cli, helper; src/cli does not import the server;
  * - the companion app (src/helper) imports only itself and src/shared;
  * - the client imports nothing of the server at run time (types only: AppRouter).
@@ -106,6 +107,11 @@ describe('import rules', () => {
 
   test('the job queue imports nothing from the domains', () => {
     expect(crossing('src/server/jobs', ['src/server/domains'])).toEqual([]);
+  });
+
+  test('the outbound room imports nothing from the domains; deploys call third parties through it, not through sign-in', () => {
+    expect(crossing('src/server/outbound', ['src/server/domains'])).toEqual([]);
+    expect(crossing('src/server/domains/deploys', ['src/server/domains/auth/external'])).toEqual([]);
   });
 
   test('shared imports none of server, client, cli, helper; the cli not the server', () => {

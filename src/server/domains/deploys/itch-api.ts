@@ -1,10 +1,12 @@
 import type { AvailableSite } from '../../../shared/schemas/deploy.ts';
 import { AppError } from '../../errors.ts';
-import { endpoint, parseJsonWithExactIds, providerFetcher } from '../auth/external/provider-http.ts';
+import { boundedFetch, OutboundUnavailable } from '../../outbound/bounded-fetch.ts';
+import { endpoint } from '../../outbound/endpoint.ts';
+import { parseJsonWithExactIds } from '../../outbound/json-exact-ids.ts';
 
 /**
  * itch.io's server-side API as deploy keys use it (ITCH_API_URL): `Authorization: Bearer KEY`. Calls time
- * out after 10 s, follow no redirects and read at most 1 MiB (provider-http.ts). Nothing here logs, and no
+ * out after 10 s, follow no redirects and read at most 1 MiB (outbound/bounded-fetch.ts). Nothing here logs, and no
  * error carries the key or itch.io's answer body.
  */
 
@@ -36,13 +38,12 @@ const itchUnexpected = () => new AppError('unexpected_error', 'itch.io answered 
 type ItchAnswer = { status: number; json: Record<string, unknown> | undefined };
 
 async function callItch(apiUrl: string, path: string, key: string): Promise<ItchAnswer> {
-  const fetcher = providerFetcher('itch');
   let response: Response;
   try {
-    response = await fetcher(endpoint(apiUrl, path), { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
+    response = await boundedFetch(endpoint(apiUrl, path), { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
   } catch (error) {
-    // providerFetcher's own refusals (timeout, unreachable, too large) carry neither key nor body.
-    if (error instanceof AppError) throw itchUnavailable();
+    // No answer (timeout, unreachable) is itch.io's unavailability; an answer too large is not understood.
+    if (error instanceof OutboundUnavailable) throw itchUnavailable();
     throw itchUnexpected();
   }
   if (response.status >= 500) throw itchUnavailable();
