@@ -1,5 +1,5 @@
 import type { AvailableSite } from '../../../shared/schemas/deploy.ts';
-import { AppError } from '../../errors.ts';
+import { refusal } from '../../errors.ts';
 import { boundedFetch, OutboundUnavailable } from '../../outbound/bounded-fetch.ts';
 import { endpoint } from '../../outbound/endpoint.ts';
 import { parseJsonWithExactIds } from '../../outbound/json-exact-ids.ts';
@@ -23,17 +23,18 @@ const neededScopes = ['profile:games', 'wharf'];
 const scopePermits = (granted: string[], needed: string) => granted.some((scope) => needed === scope || needed.startsWith(`${scope}:`));
 
 export const itchKeyRefused = () =>
-  new AppError('bad_param', `itch.io refused this key: copy it again from ${keysPage}`, { field: 'key', reason: 'key_refused' });
+  refusal('bad_param', `itch.io refused this key: copy it again from ${keysPage}`, 'key_refused', { field: 'key' });
 
 export const itchKeyCannotPush = () =>
-  new AppError(
+  refusal(
     'bad_param',
     `This itch.io key cannot push builds (a key made by signing in with itch.io only reads the profile): create an API key at ${keysPage} and use that one`,
-    { field: 'key', reason: 'key_cannot_push' },
+    'key_cannot_push',
+    { field: 'key' },
   );
 
-const itchUnavailable = () => new AppError('timeout', 'itch.io did not answer: try again later', { provider: 'itch', reason: 'provider_unavailable' });
-const itchUnexpected = () => new AppError('unexpected_error', 'itch.io answered in a way this server does not understand: try again later', { provider: 'itch', reason: 'provider_answer' });
+const itchUnavailable = () => refusal('timeout', 'itch.io did not answer: try again later', 'provider_unavailable', { provider: 'itch' });
+const itchUnexpected = () => refusal('unexpected_error', 'itch.io answered in a way this server does not understand: try again later', 'provider_answer', { provider: 'itch' });
 
 type ItchAnswer = { status: number; json: Record<string, unknown> | undefined };
 
