@@ -1,11 +1,6 @@
 import { useDom } from './setup.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
-import { itchAccount, itchKey } from '../api/deploys-support.ts';
-import { startFakeItchApi, type FakeItchApi } from '../support/fake-itch/api.ts';
-import { installFakeButler, type FakeButler } from '../support/fake-itch/index.ts';
-import { uploadPackage } from '../support/packages.ts';
-import { makeTeam, type Team } from '../support/projects.ts';
-import { startTestServer, type TestServer } from '../support/server.ts';
+import { startDeployWorld, type DeployWorld } from '../api/deploy-world.ts';
 
 /**
  * Issue 30: the deploy dialog says a server refusal by its details.reason (src/shared/refusal-reasons.ts),
@@ -19,46 +14,28 @@ const { openApp, until } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
 const { setLanguage } = await import('../../src/client/lib/i18n/index.ts');
 
-let itch: FakeItchApi;
-let butler: FakeButler;
-let server: TestServer;
-let team: Team;
-let siteId: string;
-let versionId: string;
+let world: DeployWorld;
 const realFetch = globalThis.fetch;
 
 beforeAll(async () => {
-  itch = startFakeItchApi({ keys: {} });
-  butler = installFakeButler({ apiUrl: itch.url, steps: 2, stepMs: 20 });
-  server = await startTestServer({ ITCH_API_URL: itch.url, BUTLER_PATH: butler.path });
-  team = await makeTeam(server);
-  const key = itchKey();
-  itch.setKey(key, itchAccount('reasons', ['game']));
-  const credential = await server.fetch('/api/users/me/deploy-credentials', { method: 'POST', token: team.owner.token, json: { provider: 'itch', key } });
-  const site = await server.fetch(`/api/projects/${team.project.id}/deploy-sites`, { method: 'POST', token: team.owner.token, json: { credential: ((await credential.json()) as { id: string }).id, site: 'reasons/game' } });
-  siteId = ((await site.json()) as { id: string }).id;
-  const linux = await uploadPackage(server, team.owner, team.project.id, { 'game.sh': '#!/bin/sh\n' }, { tags: ['os:linux'], title: 'Linux build', entrypoint: ['game.sh'] });
-  const version = await server.fetch(`/api/projects/${team.project.id}/versions`, { method: 'POST', token: team.owner.token, json: { title: '1.0', description: '', packages: [linux.id] } });
-  versionId = ((await version.json()) as { id: string }).id;
+  world = await startDeployWorld('reasons');
 }, 90_000);
 afterAll(async () => {
   globalThis.fetch = realFetch;
   cleanup();
-  await server?.stop();
-  await itch?.stop();
-  butler?.cleanup();
+  await world?.stop();
 });
 beforeEach(() => {
   globalThis.fetch = realFetch;
   setBearerToken(null);
-  setApiOrigin(server.url);
+  setApiOrigin(world.server.url);
   setLanguage('en');
   sessionStorage.clear();
 });
 
 /** What the dialog shows after Deploy when the deploy call answers `status` with this refusal body. */
 async function refusalShownFor(status: number, body: { code: string; message: string; details?: unknown }): Promise<string> {
-  openApp(`/projects/${team.project.id}/versions/${versionId}`, team.owner.token);
+  openApp(`/projects/${world.team.project.id}/versions/${world.versionId}`, world.team.owner.token);
   let toolbar: HTMLElement | null = null;
   await until(() => {
     toolbar = document.querySelector<HTMLElement>('.version_actions');
@@ -70,14 +47,14 @@ async function refusalShownFor(status: number, body: { code: string; message: st
     dialog = document.querySelector<HTMLElement>('dialog.deploy_dialog');
     expect(dialog?.querySelector('select[name="site"]')).toBeTruthy();
   });
-  await act(() => fireEvent.change(dialog!.querySelector('select[name="site"]')!, { target: { value: siteId } }));
+  await act(() => fireEvent.change(dialog!.querySelector('select[name="site"]')!, { target: { value: world.siteId } }));
   await until(() => expect(dialog!.querySelector('li.deploy_package')).not.toBeNull());
   const deploy = within(dialog!).getByRole('button', { name: 'Deploy' }) as HTMLButtonElement;
   expect(deploy.disabled).toBe(false);
   globalThis.fetch = Object.assign(
     (input: string | URL | Request, init?: RequestInit) => {
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (url.endsWith(`/versions/${versionId}/deploy`) && init?.method === 'POST') return Promise.resolve(Response.json(body, { status }));
+      if (url.endsWith(`/versions/${world.versionId}/deploy`) && init?.method === 'POST') return Promise.resolve(Response.json(body, { status }));
       return realFetch(input, init);
     },
     { preconnect: realFetch.preconnect },

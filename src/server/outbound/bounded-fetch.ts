@@ -6,7 +6,7 @@
  */
 
 /** Every call gives up after this long (a hung service must not hold a request forever). */
-export const outboundTimeoutMs = 10_000;
+const outboundTimeoutMs = 10_000;
 /** Token, profile and API answers are a few KB; more is refused rather than buffered. */
 const maxAnswerBytes = 1024 * 1024;
 
