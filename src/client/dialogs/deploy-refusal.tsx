@@ -1,10 +1,10 @@
 import type { ReactNode } from 'react';
-import { deploy_credential_steam_unsupported } from '../paraglide/messages/deploy_credential_steam_unsupported.js';
-import { deploy_dialog_butler_missing } from '../paraglide/messages/deploy_dialog_butler_missing.js';
-import { deploy_dialog_channel_busy } from '../paraglide/messages/deploy_dialog_channel_busy.js';
-import { deploy_no_packages } from '../paraglide/messages/deploy_no_packages.js';
-import { deploy_shared_channel } from '../paraglide/messages/deploy_shared_channel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
+import { deploy_credential_steam_unsupported } from '../../shared/i18n/paraglide/messages/deploy_credential_steam_unsupported.js';
+import { deploy_dialog_butler_missing } from '../../shared/i18n/paraglide/messages/deploy_dialog_butler_missing.js';
+import { deploy_dialog_channel_busy } from '../../shared/i18n/paraglide/messages/deploy_dialog_channel_busy.js';
+import { deploy_no_packages } from '../../shared/i18n/paraglide/messages/deploy_no_packages.js';
+import { deploy_shared_channel } from '../../shared/i18n/paraglide/messages/deploy_shared_channel.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
 import { DeployChannel } from '../components/deploy-job.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
