@@ -63,7 +63,8 @@ export function replyRecorder(server: TestServer) {
 
 type Fetcher = { fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response> };
 
-async function okJsonOf<T>(response: Response, what: string): Promise<T> {
+/** A 200 answer's JSON, else an error naming what was asked and the answer. */
+export async function okJsonOf<T>(response: Response, what: string): Promise<T> {
   if (response.status !== 200) throw new Error(`${what}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }

@@ -13,6 +13,7 @@ import { dirname, join, relative, resolve } from 'node:path';
  * - no arrow runs up the domains' floors: packages import nothing of content images, and projects'
  *   services nothing of content images (project media live with the images; only the projects doors
  *   still serve its routes, until each domain declares its own operations);
+ * - src/server/outbound (calling third parties) imports no domain, and deploys do not reach into sign-in;
  * - src/shared imports none of server, client, cli, helper; src/cli does not import the server;
  * - the companion app (src/helper) imports only itself and src/shared;
  * - the client imports nothing of the server at run time (types only: AppRouter);
@@ -126,6 +127,11 @@ describe('import rules', () => {
     expect(crossing('src/server/domains/packages', ['src/server/domains/content-images'])).toEqual([]);
     const isDoor = (line: string) => /\.(rest|trpc)\.ts → /.test(line);
     expect(crossing('src/server/domains/projects', ['src/server/domains/content-images']).filter((line) => !isDoor(line))).toEqual([]);
+  });
+
+  test('the outbound room imports nothing from the domains; deploys call third parties through it, not through sign-in', () => {
+    expect(crossing('src/server/outbound', ['src/server/domains'])).toEqual([]);
+    expect(crossing('src/server/domains/deploys', ['src/server/domains/auth/external'])).toEqual([]);
   });
 
   test('shared imports none of server, client, cli, helper; the cli not the server', () => {

@@ -8,6 +8,7 @@
  * `new RTCPeerConnection`; the unit tests pass fakes).
  */
 import { cloudPlayRetryMs, noMachineOnlineReason, type CloudSessionState, type CreatedCloudSession } from '../../shared/schemas/cloud-play.ts';
+import { refusalReasonOf } from '../../shared/refusal-reasons.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import type { CloudPlayEvent, CloudPlayFailure } from './machine.ts';
 
@@ -112,12 +113,12 @@ export async function whileUnreachable<T>(
 /** The create call's refusal while no machine is online (details.reason no_machine_online). */
 function isNoMachineOnline(error: unknown): boolean {
   const details = error instanceof ApiError ? error.details : (error as { data?: { details?: unknown } } | null)?.data?.details;
-  return typeof details === 'object' && details !== null && (details as { reason?: unknown }).reason === noMachineOnlineReason;
+  return refusalReasonOf(details) === noMachineOnlineReason;
 }
 
 /** connect's refusal of a second answer: after a retry, the first one got through. */
 function isAlreadyConnected(error: unknown): boolean {
-  return error instanceof ApiError && error.code === 'name_conflict' && (error.details as { reason?: unknown } | undefined)?.reason === 'already_connected';
+  return error instanceof ApiError && error.code === 'name_conflict' && refusalReasonOf(error.details) === 'already_connected';
 }
 
 /**

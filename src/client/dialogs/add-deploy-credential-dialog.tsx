@@ -20,6 +20,7 @@ import { errorText, toDisplayError } from '../lib/errors.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
 import { trpc } from '../lib/trpc.ts';
 import { deployProviderNames, isValidDeployKey, type DeployCredential, type DeployProvider } from '../../shared/schemas/deploy.ts';
+import { refusalReasonOf } from '../../shared/refusal-reasons.ts';
 import { Modal } from './modal.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -50,14 +51,22 @@ function KeysPageLink() {
   );
 }
 
-/** The server's refusal in words: itch.io's two key refusals name the keys page; anything else is the catalogued text. */
+/**
+ * The server's refusal in words, by its details.reason: itch.io's two key refusals name the keys page,
+ * Steam is not supported; anything else is the catalogued text.
+ */
 function refusalOf(failure: unknown) {
   const shown = toDisplayError(failure);
-  const reason = (shown.details as { reason?: unknown } | undefined)?.reason;
-  if (reason === 'key_refused') return rich(m.deploy_credential_key_refused({ link: slot('link') }), { link: <KeysPageLink /> });
-  if (reason === 'key_cannot_push') return rich(m.deploy_credential_key_cannot_push({ link: slot('link') }), { link: <KeysPageLink /> });
-  if (shown.code === 'not_supported') return m.deploy_credential_steam_unsupported();
-  return m.dialog_error_message({ text: errorText(shown) });
+  switch (refusalReasonOf(shown.details)) {
+    case 'key_refused':
+      return rich(m.deploy_credential_key_refused({ link: slot('link') }), { link: <KeysPageLink /> });
+    case 'key_cannot_push':
+      return rich(m.deploy_credential_key_cannot_push({ link: slot('link') }), { link: <KeysPageLink /> });
+    case 'steam_not_supported':
+      return m.deploy_credential_steam_unsupported();
+    default:
+      return m.dialog_error_message({ text: errorText(shown) });
+  }
 }
 
 /**

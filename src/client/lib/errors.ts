@@ -45,6 +45,7 @@ import { error_provider_no_account } from '../../shared/i18n/paraglide/messages/
 import { error_provider_refused } from '../../shared/i18n/paraglide/messages/error_provider_refused.js';
 import { error_provider_unavailable } from '../../shared/i18n/paraglide/messages/error_provider_unavailable.js';
 import { ApiError } from '../../shared/api/errors.ts';
+import { refusalReasonOf, type RefusalReason } from '../../shared/refusal-reasons.ts';
 import { signInProviders } from './app-info.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -127,7 +128,7 @@ const codeTexts: Record<string, () => string> = {
  * codes alone would read as this server's own failures ('wrong user name or password', 'the server
  * took too long').
  */
-const providerReasonTexts: Record<string, (inputs: { provider: string }) => string> = {
+const providerReasonTexts: Partial<Record<RefusalReason, (inputs: { provider: string }) => string>> = {
   provider_refused: m.error_provider_refused,
   invalid_assertion: m.error_provider_refused,
   no_account: m.error_provider_no_account,
@@ -136,18 +137,20 @@ const providerReasonTexts: Record<string, (inputs: { provider: string }) => stri
   provider_answer: m.error_provider_answer,
 };
 
-/** The provider and reason of an error's details, when it names a known provider. */
-export function providerRefusalOf(error: DisplayError): { provider: string; providerName: string; reason: string } | undefined {
-  const details = error.details as { provider?: unknown; reason?: unknown } | undefined;
-  if (typeof details !== 'object' || details === null || typeof details.provider !== 'string' || typeof details.reason !== 'string') return undefined;
-  const known = signInProviders.find((provider) => provider.id === details.provider);
-  return known ? { provider: known.id, providerName: known.name, reason: details.reason } : undefined;
+/** The provider and reason of an error's details, when it names a known provider and a listed reason. */
+export function providerRefusalOf(error: DisplayError): { provider: string; providerName: string; reason: RefusalReason } | undefined {
+  const reason = refusalReasonOf(error.details);
+  const provider = (error.details as { provider?: unknown } | undefined)?.provider;
+  if (!reason || typeof provider !== 'string') return undefined;
+  const known = signInProviders.find((item) => item.id === provider);
+  return known ? { provider: known.id, providerName: known.name, reason } : undefined;
 }
 
 /** The {text} of 'Error: {text}.': the translated text of a known code, an unknown code raw (spec §8). */
 export function errorText(error: DisplayError): string {
   const refusal = providerRefusalOf(error);
-  if (refusal && Object.hasOwn(providerReasonTexts, refusal.reason)) return providerReasonTexts[refusal.reason]!({ provider: refusal.providerName });
+  const providerText = refusal ? providerReasonTexts[refusal.reason] : undefined;
+  if (refusal && providerText) return providerText({ provider: refusal.providerName });
   const known = Object.hasOwn(codeTexts, error.code) ? codeTexts[error.code] : undefined;
   if (known) return known();
   if (/^http_\d+$/.test(error.code)) return m.error_http_other({ status: String(error.status ?? error.code.slice(5)), text: error.statusText ?? '' }).trim();

@@ -12,6 +12,7 @@ import { invite_page_unusable_unknown } from '../../../shared/i18n/paraglide/mes
 import { invite_page_unusable_used } from '../../../shared/i18n/paraglide/messages/invite_page_unusable_used.js';
 import { LoadingState } from '../../components/states.tsx';
 import { trpc } from '../../lib/trpc.ts';
+import { refusalReasonOf } from '../../../shared/refusal-reasons.ts';
 import { projectHref, projectsHref } from '../projects/links.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -36,8 +37,7 @@ export type UnusableReason = 'unknown' | 'expired' | 'used_up';
  * details.reason; the screen shows the matching text in the user's language.
  */
 export function unusableReasonOf(error: unknown): UnusableReason {
-  const data = (error as { data?: { details?: { reason?: unknown } } } | null)?.data;
-  const reason = data?.details?.reason;
+  const reason = refusalReasonOf((error as { data?: { details?: unknown } } | null)?.data?.details);
   return reason === 'expired' || reason === 'used_up' ? reason : 'unknown';
 }
 

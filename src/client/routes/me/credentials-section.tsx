@@ -29,6 +29,7 @@ import { useSignInProviders } from '../../lib/instance.ts';
 import type { QueryOf } from '../../../shared/api/route.ts';
 import { routes } from '../../../shared/api/routes.ts';
 import { formatDate } from '../../../shared/format/date.ts';
+import { refusalReasonOf } from '../../../shared/refusal-reasons.ts';
 import type { Credential } from '../../../shared/schemas/external-auth.ts';
 import { AddPasswordForm } from './add-password-form.tsx';
 import { credentialsKey } from './credentials-query.ts';
@@ -208,6 +209,5 @@ function CredentialRow({ credential }: { credential: Credential }) {
 
 /** The server's refusal to remove the last way to sign in (details.reason 'last_sign_in_method'). */
 function isLastWayIn(error: unknown): boolean {
-  const details = toDisplayError(error).details as { reason?: unknown } | undefined;
-  return details?.reason === 'last_sign_in_method';
+  return refusalReasonOf(toDisplayError(error).details) === 'last_sign_in_method';
 }

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { AppError } from '../../errors.ts';
+import { AppError, refusal } from '../../errors.ts';
 
 /**
  * Running itch.io's `butler` (https://itch.io/docs/butler/) for a deploy: `butler push DIR
@@ -27,7 +27,7 @@ export const butlerMissingMessage =
   "butler, itch.io's upload tool, is not installed on this server, so nothing can be deployed to itch.io: the server's administrator installs it (see the deploy documentation) or sets BUTLER_PATH.";
 
 export function butlerMissing(): AppError {
-  return new AppError('not_supported', butlerMissingMessage, { reason: 'butler_missing' });
+  return refusal('not_supported', butlerMissingMessage, 'butler_missing');
 }
 
 /**
