@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { watchJobs, type WatchedJob } from '../../shared/api/jobs.ts';
-import { sleep } from '../../shared/api/retry.ts';
+import { sleep } from '../../shared/sleep.ts';
 import { api, ApiError } from './api.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { JobState, JobUpdatedEvent } from '../schemas/jobs.ts';
 import type { ApiClient, CallOptions } from './client.ts';
 import { ApiError } from './errors.ts';
-import { sleep } from './retry.ts';
+import { sleep } from '../sleep.ts';
 import { routes } from './routes.ts';
 
 export type FinishedJob = { status: 'succeeded' | 'errored'; output: unknown; error: string | null };
