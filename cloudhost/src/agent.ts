@@ -26,7 +26,7 @@ export function backoffMs(failures: number, refused: boolean): number {
 }
 
 /** Session k's servers and encoders run as uid base + 64 + k (capacity is at most 64). */
-export const serviceUidOffset = 64;
+const serviceUidOffset = 64;
 
 /**
  * A held call that outlives the heartbeat by this much is taken as lost (a silent network, a server

@@ -48,9 +48,9 @@ export type CloudPlayRunnerOptions = {
   unreachableGraceMs?: number;
 };
 
-export const cloudStatePollMs = 2000;
+const cloudStatePollMs = 2000;
 /** A restart or rolling upgrade of the server takes up to a minute; the stream plays on meanwhile. */
-export const unreachableGraceMs = 90_000;
+const unreachableGraceMs = 90_000;
 const gatherTimeoutMs = 3000;
 const stopCloseMs = 2000;
 

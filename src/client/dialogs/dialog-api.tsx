@@ -3,7 +3,7 @@ import { toDisplayError, type DisplayError } from '../lib/errors.ts';
 import { ConfirmDialog, CopyTextDialog, ErrorDialog, OkDialog, PromptDialog } from './basic-dialogs.tsx';
 import type { OpenDialog } from './dialog-provider.tsx';
 
-export type ConfirmOptions = {
+type ConfirmOptions = {
   title: string;
   message: ReactNode;
   /** Label of the confirming button; 'OK' by default. */
@@ -14,7 +14,7 @@ export type ConfirmOptions = {
   defaultFocus?: 'ok' | 'cancel';
 };
 
-export type PromptOptions = {
+type PromptOptions = {
   title: string;
   label: string;
   initialValue?: string;

@@ -53,7 +53,7 @@ const m = {
 const NEW = 'new';
 
 /** The workdirs in the dialog's order: those of the same project first, then the others, by path. */
-export function orderWorkdirs(workdirs: readonly Workdir[], projectId: string): Workdir[] {
+function orderWorkdirs(workdirs: readonly Workdir[], projectId: string): Workdir[] {
   return [...workdirs].sort((a, b) => Number(b.project_id === projectId) - Number(a.project_id === projectId) || a.local_path.localeCompare(b.local_path));
 }
 

@@ -32,7 +32,7 @@ const m = {
 };
 
 /** The server's limit for markdown content (descriptionSchema). */
-export const markdownMaxLength = 100_000;
+const markdownMaxLength = 100_000;
 
 /** The preview's ids: never the same as those of the page behind the dialog showing the same content. */
 const previewIdPrefix = 'user-content-preview-';

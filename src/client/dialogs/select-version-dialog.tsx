@@ -19,7 +19,7 @@ import { Modal } from './modal.tsx';
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { branch_publish_existing, dialog_cancel, dialog_error_message, dialog_required, select_version_current, select_version_empty, select_version_hint, select_version_label, select_version_publish };
 
-export type PickOption = { id: string; label: string; detail?: string; disabled?: boolean; disabledReason?: string };
+type PickOption = { id: string; label: string; detail?: string; disabled?: boolean; disabledReason?: string };
 
 export type PickOneDialogProps = {
   title: string;

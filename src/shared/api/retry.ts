@@ -3,7 +3,7 @@ import { abortedError, ApiError, toApiError, TriedFewTimesError } from './errors
 
 /** Spec §9: tries per upload request and the pause between them. */
 export const UPLOAD_TRIES = 3;
-export const UPLOAD_RETRY_DELAY_MS = 5000;
+const UPLOAD_RETRY_DELAY_MS = 5000;
 
 /**
  * How a call is tried again, chosen by whoever makes the client (and per call when needed). Only

@@ -31,7 +31,7 @@ export const DCZ_HEADER_SIZE = DCZ_MAGIC.length + INDEX_HASH_SIZE;
 /** Largest base index used as a dictionary (its tables take ≈ 6× its size while compressing). */
 export const MAX_DICTIONARY_BYTES = 64 * 1024 * 1024;
 /** Largest new index sent as a delta: windowLog 27, the most RFC 9842 clients must accept (128 MB). */
-export const MAX_DELTA_TARGET_BYTES = 128 * 1024 * 1024;
+const MAX_DELTA_TARGET_BYTES = 128 * 1024 * 1024;
 /** Above this base size the fast strategies cannot index the whole dictionary: greedy with larger tables. */
 const DFAST_DICTIONARY_BYTES = 16 * 1024 * 1024;
 const MAX_WINDOW_LOG = 27;

@@ -69,7 +69,7 @@ const TITLE_MAX_LENGTH = 128;
  * the package checks with their fixes, and the sizes. Create needs files and a finished index, and
  * refuses an upload above the project's packageSize quota before anything is sent.
  */
-export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDATES, initialTags, onClose }: NewPackageDialogOptions & { onClose: (draft: PackageDraft | null) => void }) {
+function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDATES, initialTags, onClose }: NewPackageDialogOptions & { onClose: (draft: PackageDraft | null) => void }) {
   const tagsHeadingId = useId();
   const filesHeadingId = useId();
   const [tags, setTags] = useState<string[]>(() => sortTags(initialTags ?? []));

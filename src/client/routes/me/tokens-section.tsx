@@ -89,7 +89,7 @@ function TokenRow({ token }: { token: SessionItem }) {
 }
 
 /** The date input's value (local day) → the end of that day as an ISO time. */
-export function expiryOfDate(day: string): Date | undefined {
+function expiryOfDate(day: string): Date | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
   const end = new Date(`${day}T23:59:59`);
   return Number.isNaN(end.getTime()) ? undefined : end;

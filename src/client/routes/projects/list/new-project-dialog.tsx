@@ -20,7 +20,7 @@ const m = { dialog_cancel, dialog_error_message, dialog_required, project_new_cr
 const titleMaxLength = 100;
 
 /** The refusal for a title, or undefined when the server will accept it. */
-export function titleProblem(title: string): string | undefined {
+function titleProblem(title: string): string | undefined {
   const trimmed = title.trim();
   if (trimmed === '') return m.dialog_required();
   if (trimmed.length > titleMaxLength) return m.project_new_too_long({ max: String(titleMaxLength) });
