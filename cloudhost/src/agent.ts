@@ -10,7 +10,8 @@ import { openChunkCache, type ChunkCache, type ChunkCacheOptions } from './packa
 import { readHostRoots } from './jail.ts';
 import { missingCapabilities, type AgentCapability } from './privileges.ts';
 import { unmountLeftovers } from './session-disk.ts';
-import { Session, type StartWork } from './session.ts';
+import type { StartWork } from './session/control.ts';
+import { Session } from './session/session.ts';
 
 /**
  * Reconnection, ±20 % jitter. While the server cannot be reached (no answer, a 5xx: it is restarting or

@@ -10,7 +10,11 @@ import { dirname, join, relative, resolve } from 'node:path';
  * - src/server/jobs (the queue) imports nothing from src/server/domains (jobs live in their domains);
  * - src/shared imports none of server, client, cli, helper; src/cli does not import the server;
  * - the companion app (src/helper) imports only itself and src/shared;
- * - the client imports nothing of the server at run time (types only: AppRouter).
+ * - the client imports nothing of the server at run time (types only: AppRouter);
+ * - the server imports nothing of the client, not even types (the messages both speak are compiled to
+ *   src/shared/i18n/paraglide); one exception: serve.ts's HTML import of the client's page
+ *   (src/client/index.html), which Bun bundles into the browser's files (the binary embeds them),
+ *   so no client module runs in the server.
  */
 const root = resolve(import.meta.dir, '../..');
 
@@ -119,5 +123,10 @@ describe('import rules', () => {
 
   test('the client imports only types from the server', () => {
     expect(crossing('src/client', ['src/server'], { runtimeOnly: true })).toEqual([]);
+  });
+
+  test('the server imports nothing from the client but the page it serves', () => {
+    const servedPage = describeEdge({ from: 'src/server/serve.ts', to: 'src/client/index.html', runtime: true });
+    expect(crossing('src/server', ['src/client'])).toEqual([servedPage]);
   });
 });

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { package_page_contents_empty } from '../paraglide/messages/package_page_contents_empty.js';
-import { package_page_executable } from '../paraglide/messages/package_page_executable.js';
-import { package_page_link_to } from '../paraglide/messages/package_page_link_to.js';
-import { package_page_start_badge } from '../paraglide/messages/package_page_start_badge.js';
+import { package_page_contents_empty } from '../../shared/i18n/paraglide/messages/package_page_contents_empty.js';
+import { package_page_executable } from '../../shared/i18n/paraglide/messages/package_page_executable.js';
+import { package_page_link_to } from '../../shared/i18n/paraglide/messages/package_page_link_to.js';
+import { package_page_start_badge } from '../../shared/i18n/paraglide/messages/package_page_start_badge.js';
 import { compareNames } from '../../shared/archive/bytes.ts';
 import { MODE_EXECUTABLE } from '../../shared/archive/constants.ts';
 import { decodeIndex } from '../../shared/archive/index-decode.ts';

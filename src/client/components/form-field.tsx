@@ -1,5 +1,5 @@
 import { useId, type ReactNode } from 'react';
-import { field_limit_reached } from '../paraglide/messages/field_limit_reached.js';
+import { field_limit_reached } from '../../shared/i18n/paraglide/messages/field_limit_reached.js';
 
 /** What the control of a FormField spreads on itself: its id (the label's target) and its description. */
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, type ReactNode } from 'react';
 import { Link } from 'wouter';
-import { breadcrumb_label } from '../paraglide/messages/breadcrumb_label.js';
-import { nav_home } from '../paraglide/messages/nav_home.js';
+import { breadcrumb_label } from '../../shared/i18n/paraglide/messages/breadcrumb_label.js';
+import { nav_home } from '../../shared/i18n/paraglide/messages/nav_home.js';
 import { findLanguage, getLanguage, languageCodes, requestedLanguage } from '../lib/i18n/index.ts';
 import { useInstance } from '../lib/instance.ts';
 import { applyPageMeta, META_LOADING, type ScreenMeta } from '../lib/page-meta.ts';

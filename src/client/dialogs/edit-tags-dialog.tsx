@@ -1,8 +1,8 @@
 import { useState, type FormEvent } from 'react';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
-import { edit_tags_save } from '../paraglide/messages/edit_tags_save.js';
-import { edit_tags_title } from '../paraglide/messages/edit_tags_title.js';
+import { dialog_cancel } from '../../shared/i18n/paraglide/messages/dialog_cancel.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { edit_tags_save } from '../../shared/i18n/paraglide/messages/edit_tags_save.js';
+import { edit_tags_title } from '../../shared/i18n/paraglide/messages/edit_tags_title.js';
 import { TagPicker } from '../components/tag-picker.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';

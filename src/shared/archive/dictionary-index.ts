@@ -5,7 +5,8 @@ import { equalBytes } from './bytes.ts';
 import { indexAboveLimit, readCappedIndex } from './index-body.ts';
 import { DEFAULT_MAX_INDEX_SIZE, INDEX_HASH_SIZE } from './constants.ts';
 import { ArchiveError } from './errors.ts';
-import { BodyReader, type RemoteOptions } from './remote.ts';
+import { BodyReader } from './remote/body-reader.ts';
+import type { RemoteOptions } from './remote/request.ts';
 
 /**
  * Index deltas by Compression Dictionary Transport (RFC 9842, content coding `dcz`): a client that holds

@@ -1,6 +1,6 @@
 import { useCallback, useRef } from 'react';
-import { new_package_add_files } from '../../paraglide/messages/new_package_add_files.js';
-import { new_package_add_folder } from '../../paraglide/messages/new_package_add_folder.js';
+import { new_package_add_files } from '../../../shared/i18n/paraglide/messages/new_package_add_files.js';
+import { new_package_add_folder } from '../../../shared/i18n/paraglide/messages/new_package_add_folder.js';
 import { canPickDirectory, collectDropped, pickDirectory, readDropped, readInputFiles, type PickedEntry } from './read-dropped.ts';
 import { sniffSources } from './file-modes.ts';
 import { addPicked, type TreeState } from './tree-state.ts';

@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import type { ArchiveDirectory } from '../../../shared/archive/index.ts';
-import { dialog_cancel } from '../../paraglide/messages/dialog_cancel.js';
-import { file_tree_move } from '../../paraglide/messages/file_tree_move.js';
-import { file_tree_move_into } from '../../paraglide/messages/file_tree_move_into.js';
-import { file_tree_move_label } from '../../paraglide/messages/file_tree_move_label.js';
-import { file_tree_top_level } from '../../paraglide/messages/file_tree_top_level.js';
+import { dialog_cancel } from '../../../shared/i18n/paraglide/messages/dialog_cancel.js';
+import { file_tree_move } from '../../../shared/i18n/paraglide/messages/file_tree_move.js';
+import { file_tree_move_into } from '../../../shared/i18n/paraglide/messages/file_tree_move_into.js';
+import { file_tree_move_label } from '../../../shared/i18n/paraglide/messages/file_tree_move_label.js';
+import { file_tree_top_level } from '../../../shared/i18n/paraglide/messages/file_tree_top_level.js';
 import { FormField } from '../../components/form-field.tsx';
 import { Modal } from '../modal.tsx';
 import { moveTargets } from './tree-rows.ts';

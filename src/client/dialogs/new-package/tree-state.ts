@@ -1,9 +1,9 @@
 import { createElement, useCallback, useRef, useState, type ReactNode } from 'react';
 import { addDirectory, addFile, createTree, hasBidiControl, isArchiveError, shownPath, type ArchiveTree } from '../../../shared/archive/index.ts';
-import { new_package_bidi_name } from '../../paraglide/messages/new_package_bidi_name.js';
-import { new_package_edit_failed } from '../../paraglide/messages/new_package_edit_failed.js';
-import { new_package_exists } from '../../paraglide/messages/new_package_exists.js';
-import { new_package_not_folder } from '../../paraglide/messages/new_package_not_folder.js';
+import { new_package_bidi_name } from '../../../shared/i18n/paraglide/messages/new_package_bidi_name.js';
+import { new_package_edit_failed } from '../../../shared/i18n/paraglide/messages/new_package_edit_failed.js';
+import { new_package_exists } from '../../../shared/i18n/paraglide/messages/new_package_exists.js';
+import { new_package_not_folder } from '../../../shared/i18n/paraglide/messages/new_package_not_folder.js';
 import { rich, slot } from '../../lib/i18n/rich.tsx';
 import type { PickedEntry } from './read-dropped.ts';
 

@@ -1,4 +1,4 @@
-import { setLocale } from '../../paraglide/runtime.js';
+import { setLocale } from '../../../shared/i18n/paraglide/runtime.js';
 import { detectLanguage } from '../../../shared/i18n/detect.ts';
 import { baseLanguage, findLanguage, getLanguageInfo, type LanguageCode } from '../../../shared/i18n/languages.ts';
 

@@ -1,6 +1,6 @@
-import { project_overview_name_taken } from '../../paraglide/messages/project_overview_name_taken.js';
-import { project_overview_new_branch_label } from '../../paraglide/messages/project_overview_new_branch_label.js';
-import { project_overview_too_long } from '../../paraglide/messages/project_overview_too_long.js';
+import { project_overview_name_taken } from '../../../shared/i18n/paraglide/messages/project_overview_name_taken.js';
+import { project_overview_new_branch_label } from '../../../shared/i18n/paraglide/messages/project_overview_new_branch_label.js';
+import { project_overview_too_long } from '../../../shared/i18n/paraglide/messages/project_overview_too_long.js';
 import type { Dialogs } from '../../dialogs/dialog-api.tsx';
 import { toDisplayError } from '../../lib/errors.ts';
 import type { Branch } from '../../../shared/schemas/branches.ts';

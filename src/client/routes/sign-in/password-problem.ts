@@ -1,9 +1,9 @@
-import { auth_password_blank } from '../../paraglide/messages/auth_password_blank.js';
-import { auth_password_common } from '../../paraglide/messages/auth_password_common.js';
-import { auth_password_repetitive } from '../../paraglide/messages/auth_password_repetitive.js';
-import { auth_password_same_as_name } from '../../paraglide/messages/auth_password_same_as_name.js';
-import { auth_password_too_long } from '../../paraglide/messages/auth_password_too_long.js';
-import { auth_password_too_short } from '../../paraglide/messages/auth_password_too_short.js';
+import { auth_password_blank } from '../../../shared/i18n/paraglide/messages/auth_password_blank.js';
+import { auth_password_common } from '../../../shared/i18n/paraglide/messages/auth_password_common.js';
+import { auth_password_repetitive } from '../../../shared/i18n/paraglide/messages/auth_password_repetitive.js';
+import { auth_password_same_as_name } from '../../../shared/i18n/paraglide/messages/auth_password_same_as_name.js';
+import { auth_password_too_long } from '../../../shared/i18n/paraglide/messages/auth_password_too_long.js';
+import { auth_password_too_short } from '../../../shared/i18n/paraglide/messages/auth_password_too_short.js';
 import type { PasswordProblem } from '../../../shared/schemas/password-rules.ts';
 import type { DisplayError } from '../../lib/errors.ts';
 

@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
-import { store_by_owner } from '../../paraglide/messages/store_by_owner.js';
-import { store_card_platforms } from '../../paraglide/messages/store_card_platforms.js';
-import { store_card_updated } from '../../paraglide/messages/store_card_updated.js';
+import { store_by_owner } from '../../../shared/i18n/paraglide/messages/store_by_owner.js';
+import { store_card_platforms } from '../../../shared/i18n/paraglide/messages/store_card_platforms.js';
+import { store_card_updated } from '../../../shared/i18n/paraglide/messages/store_card_updated.js';
 import { tagLabel } from '../../components/tag-labels.ts';
 import { imageSources } from '../../lib/content-image-sources.ts';
 import { useLanguage } from '../../lib/i18n/react.tsx';

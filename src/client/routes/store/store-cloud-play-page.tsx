@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
-import { package_cloud_play_title } from '../../paraglide/messages/package_cloud_play_title.js';
-import { play_page_back_store } from '../../paraglide/messages/play_page_back_store.js';
-import { store_title } from '../../paraglide/messages/store_title.js';
+import { package_cloud_play_title } from '../../../shared/i18n/paraglide/messages/package_cloud_play_title.js';
+import { play_page_back_store } from '../../../shared/i18n/paraglide/messages/play_page_back_store.js';
+import { store_title } from '../../../shared/i18n/paraglide/messages/store_title.js';
 import { homeCrumb, Page, type Crumb } from '../../components/page.tsx';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { toDisplayError } from '../../lib/errors.ts';

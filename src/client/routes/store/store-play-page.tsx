@@ -1,8 +1,8 @@
 import { useMemo } from 'react';
 import { Link } from 'wouter';
-import { play_page_back_store } from '../../paraglide/messages/play_page_back_store.js';
-import { play_page_title } from '../../paraglide/messages/play_page_title.js';
-import { store_title } from '../../paraglide/messages/store_title.js';
+import { play_page_back_store } from '../../../shared/i18n/paraglide/messages/play_page_back_store.js';
+import { play_page_title } from '../../../shared/i18n/paraglide/messages/play_page_title.js';
+import { store_title } from '../../../shared/i18n/paraglide/messages/store_title.js';
 import { homeCrumb, Page, usePageMetaContext, type Crumb } from '../../components/page.tsx';
 import { storePlayMeta } from '../../../shared/store/store-meta.ts';
 import { ErrorState, LoadingState } from '../../components/states.tsx';

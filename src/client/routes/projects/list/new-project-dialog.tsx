@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { dialog_cancel } from '../../../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../../../paraglide/messages/dialog_error_message.js';
-import { dialog_required } from '../../../paraglide/messages/dialog_required.js';
-import { project_new_create } from '../../../paraglide/messages/project_new_create.js';
-import { project_new_label } from '../../../paraglide/messages/project_new_label.js';
-import { project_new_title } from '../../../paraglide/messages/project_new_title.js';
-import { project_new_too_long } from '../../../paraglide/messages/project_new_too_long.js';
+import { dialog_cancel } from '../../../../shared/i18n/paraglide/messages/dialog_cancel.js';
+import { dialog_error_message } from '../../../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { dialog_required } from '../../../../shared/i18n/paraglide/messages/dialog_required.js';
+import { project_new_create } from '../../../../shared/i18n/paraglide/messages/project_new_create.js';
+import { project_new_label } from '../../../../shared/i18n/paraglide/messages/project_new_label.js';
+import { project_new_title } from '../../../../shared/i18n/paraglide/messages/project_new_title.js';
+import { project_new_too_long } from '../../../../shared/i18n/paraglide/messages/project_new_too_long.js';
 import { FormField } from '../../../components/form-field.tsx';
 import { Modal } from '../../../dialogs/modal.tsx';
 import { errorText, toDisplayError } from '../../../lib/errors.ts';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { package_page_download_torrent } from '../../../paraglide/messages/package_page_download_torrent.js';
-import { package_page_download_zip } from '../../../paraglide/messages/package_page_download_zip.js';
+import { package_page_download_torrent } from '../../../../shared/i18n/paraglide/messages/package_page_download_torrent.js';
+import { package_page_download_zip } from '../../../../shared/i18n/paraglide/messages/package_page_download_zip.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import type { TorrentFile } from '../../../../shared/schemas/package-downloads.ts';
 

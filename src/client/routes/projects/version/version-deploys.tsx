@@ -1,9 +1,9 @@
 import { useEffect, useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { version_deploys_heading } from '../../../paraglide/messages/version_deploys_heading.js';
-import { version_deploys_intro } from '../../../paraglide/messages/version_deploys_intro.js';
-import { version_deploys_started } from '../../../paraglide/messages/version_deploys_started.js';
-import { version_deploys_started_gone } from '../../../paraglide/messages/version_deploys_started_gone.js';
+import { version_deploys_heading } from '../../../../shared/i18n/paraglide/messages/version_deploys_heading.js';
+import { version_deploys_intro } from '../../../../shared/i18n/paraglide/messages/version_deploys_intro.js';
+import { version_deploys_started } from '../../../../shared/i18n/paraglide/messages/version_deploys_started.js';
+import { version_deploys_started_gone } from '../../../../shared/i18n/paraglide/messages/version_deploys_started_gone.js';
 import { DeployChannel, DeployJobStatus } from '../../../components/deploy-job.tsx';
 import { ErrorState } from '../../../components/states.tsx';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';

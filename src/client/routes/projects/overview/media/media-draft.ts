@@ -1,4 +1,4 @@
-import type { ProjectMedia, PutProjectMediaInput } from '../../../../shared/schemas/project-media.ts';
+import type { ProjectMedia, PutProjectMediaInput } from '../../../../../shared/schemas/project-media.ts';
 
 /**
  * The cover and screenshots being edited on the overview page (issue 19), without React: each place is
