@@ -1,6 +1,6 @@
 import { ArchiveError } from './errors.ts';
 
-/** A response body being read (remote.ts's BodyReader): all of it within a limit, and its release. */
+/** A response body being read (remote/body-reader.ts): all of it within a limit, and its release. */
 type IndexBody = { readAll(limit: number): Promise<Uint8Array>; cancel(): Promise<void> };
 
 /** An index larger than the client accepts (wrong_index_size). */
