@@ -11,6 +11,7 @@ import { dialog_retry } from '../../shared/i18n/paraglide/messages/dialog_retry.
 import { FormField } from '../components/form-field.tsx';
 import { errorText, type DisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -146,14 +147,7 @@ export function PromptDialog(props: {
             />
           )}
         </FormField>
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => props.onClose(null)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary">
-            {props.confirmLabel ?? m.dialog_ok()}
-          </button>
-        </div>
+        <DialogFooter onCancel={() => props.onClose(null)} submit={{ label: props.confirmLabel ?? m.dialog_ok() }} />
       </form>
     </Modal>
   );
