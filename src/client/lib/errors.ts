@@ -137,7 +137,7 @@ const providerReasonTexts: Record<string, (inputs: { provider: string }) => stri
 };
 
 /** The provider and reason of an error's details, when it names a known provider. */
-function providerRefusalOf(error: DisplayError): { provider: string; providerName: string; reason: string } | undefined {
+export function providerRefusalOf(error: DisplayError): { provider: string; providerName: string; reason: string } | undefined {
   const details = error.details as { provider?: unknown; reason?: unknown } | undefined;
   if (typeof details !== 'object' || details === null || typeof details.provider !== 'string' || typeof details.reason !== 'string') return undefined;
   const known = signInProviders.find((provider) => provider.id === details.provider);

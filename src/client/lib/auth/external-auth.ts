@@ -76,7 +76,7 @@ export function readProviderAnswer(provider: string, url: URL): ProviderAnswer {
  * started no sign-in (the link was opened in another one, or already used here), the state is another
  * sign-in's (a stale link), or the provider sent no code (cancelled or refused on its side).
  */
-type FinishParamsProblem = 'nothing_stored' | 'state_mismatch' | 'no_code';
+export type FinishParamsProblem = 'nothing_stored' | 'state_mismatch' | 'no_code';
 
 /** Spec §4: the state must equal the stored token and a code must exist; the finish call's query. */
 export function finishParams(stored: StoredExternalAuth | undefined, url: URL): { token: string; code: string } {

@@ -20,10 +20,10 @@ const pushingSources = new Set(['web', 'wharf']);
 const neededScopes = ['profile:games', 'wharf'];
 const scopePermits = (granted: string[], needed: string) => granted.some((scope) => needed === scope || needed.startsWith(`${scope}:`));
 
-const itchKeyRefused = () =>
+export const itchKeyRefused = () =>
   new AppError('bad_param', `itch.io refused this key: copy it again from ${keysPage}`, { field: 'key', reason: 'key_refused' });
 
-const itchKeyCannotPush = () =>
+export const itchKeyCannotPush = () =>
   new AppError(
     'bad_param',
     `This itch.io key cannot push builds (a key made by signing in with itch.io only reads the profile): create an API key at ${keysPage} and use that one`,

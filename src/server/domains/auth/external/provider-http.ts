@@ -2,7 +2,7 @@ import type { SignInProviderId } from '../../../../shared/schemas/external-auth.
 import { ProviderAnswerError, providerRefused, providerUnavailable } from './provider-errors.ts';
 
 /** Every call to a provider gives up after this long (a hung provider must not hold a request forever). */
-const providerTimeoutMs = 10_000;
+export const providerTimeoutMs = 10_000;
 /** Token and profile answers are a few KB; more is refused rather than buffered. */
 const maxAnswerBytes = 1024 * 1024;
 
