@@ -1,8 +1,9 @@
 /**
- * Reading untrusted request bodies with bounds, for every program that serves HTTP (the server, the
- * companion app): the size is refused while streaming, and JSON nesting is measured before anything
+ * Reading untrusted bodies with bounds, for every program that serves HTTP (the server, the companion
+ * app) and every answer from a third party: the size is refused while streaming, and JSON nesting is measured before anything
  * parses or walks the text. Callers bring their own error for each refusal.
  */
+import { concatBytes } from './archive/bytes.ts';
 
 /** The body as UTF-8 text; `tooLarge()` is thrown as soon as more than `limit` bytes are announced or arrive, `notUtf8()` for bad bytes. */
 export async function readBoundedText(request: Request, limit: number, errors: { tooLarge(): Error; notUtf8(): Error }): Promise<string> {
@@ -36,14 +37,7 @@ async function readBoundedBytes(body: ReadableStream<Uint8Array> | null, limit: 
     }
     pieces.push(value);
   }
-  if (pieces.length === 1) return pieces[0]!;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const piece of pieces) {
-    bytes.set(piece, offset);
-    offset += piece.byteLength;
-  }
-  return bytes;
+  return pieces.length === 1 ? pieces[0]! : concatBytes(pieces, size);
 }
 
 const OPEN_BRACKET = 0x5b;

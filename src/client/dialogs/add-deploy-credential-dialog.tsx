@@ -14,7 +14,7 @@ import { deploy_credential_provider } from '../../shared/i18n/paraglide/messages
 import { deploy_credential_steam_unsupported } from '../../shared/i18n/paraglide/messages/deploy_credential_steam_unsupported.js';
 import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
 import { FormField } from '../components/form-field.tsx';
-import { RadioChoice } from '../components/radio-choice.tsx';
+import { RadioChoices } from '../components/radio-choices.tsx';
 import { deployProviderLabels, itchKeysPage } from '../lib/deploy-providers.ts';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
@@ -98,23 +98,18 @@ export function AddDeployCredentialDialog({ nextNumber, onClose }: { nextNumber:
         </FormField>
         <fieldset className="field">
           <legend>{m.deploy_credential_provider()}</legend>
-          {deployProviderNames
-            .slice()
-            .reverse()
-            .map((name) => (
-              <RadioChoice
-                key={name}
-                name="provider"
-                value={name}
-                selected={provider}
-                onSelect={(chosen) => {
-                  setProvider(chosen);
-                  setKey('');
-                }}
-              >
-                {deployProviderLabels[name]}
-              </RadioChoice>
-            ))}
+          <RadioChoices
+            name="provider"
+            options={deployProviderNames
+              .slice()
+              .reverse()
+              .map((name) => ({ value: name, label: deployProviderLabels[name] }))}
+            selected={provider}
+            onSelect={(chosen) => {
+              setProvider(chosen);
+              setKey('');
+            }}
+          />
           {provider === 'steam' ? (
             <p className="notice" role="note">
               {m.deploy_credential_steam_unsupported()}

@@ -16,7 +16,7 @@ import { invite_link_seats_limit } from '../../shared/i18n/paraglide/messages/in
 import { invite_link_seats_none } from '../../shared/i18n/paraglide/messages/invite_link_seats_none.js';
 import { invite_link_title } from '../../shared/i18n/paraglide/messages/invite_link_title.js';
 import { FormField } from '../components/form-field.tsx';
-import { RadioChoice } from '../components/radio-choice.tsx';
+import { RadioChoices } from '../components/radio-choices.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { trpc } from '../lib/trpc.ts';
 import type { CreatedInvite } from '../../shared/schemas/projects.ts';
@@ -84,12 +84,7 @@ export function CreateInviteLinkDialog({ projectId, onClose }: { projectId: stri
       <form className="dialog_form" onSubmit={(event) => void submit(event)} noValidate>
         <fieldset className="field">
           <legend>{m.invite_link_expiry()}</legend>
-          <RadioChoice name="expiry" value="never" selected={expiry} onSelect={setExpiry} autoFocus>
-            {m.invite_link_expiry_never()}
-          </RadioChoice>
-          <RadioChoice name="expiry" value="date" selected={expiry} onSelect={setExpiry}>
-            {m.invite_link_expiry_on()}
-          </RadioChoice>
+          <RadioChoices name="expiry" options={[{ value: 'never', label: m.invite_link_expiry_never() }, { value: 'date', label: m.invite_link_expiry_on() }]} selected={expiry} onSelect={setExpiry} autoFocus />
           {expiry === 'date' ? (
             <FormField label={m.invite_link_date()} error={problems.date}>
               {(control) => <input {...control} type="date" className="input" min={localDay(new Date())} value={day} onChange={(event) => setDay(event.currentTarget.value)} />}
@@ -98,21 +93,11 @@ export function CreateInviteLinkDialog({ projectId, onClose }: { projectId: stri
         </fieldset>
         <fieldset className="field">
           <legend>{m.invite_link_approval()}</legend>
-          <RadioChoice name="approval" value="immediate" selected={approval} onSelect={setApproval}>
-            {m.invite_link_immediate()}
-          </RadioChoice>
-          <RadioChoice name="approval" value="admin" selected={approval} onSelect={setApproval}>
-            {m.invite_link_admin()}
-          </RadioChoice>
+          <RadioChoices name="approval" options={[{ value: 'immediate', label: m.invite_link_immediate() }, { value: 'admin', label: m.invite_link_admin() }]} selected={approval} onSelect={setApproval} />
         </fieldset>
         <fieldset className="field">
           <legend>{m.invite_link_seats()}</legend>
-          <RadioChoice name="seats" value="none" selected={seatMode} onSelect={setSeatMode}>
-            {m.invite_link_seats_none()}
-          </RadioChoice>
-          <RadioChoice name="seats" value="limit" selected={seatMode} onSelect={setSeatMode}>
-            {m.invite_link_seats_limit()}
-          </RadioChoice>
+          <RadioChoices name="seats" options={[{ value: 'none', label: m.invite_link_seats_none() }, { value: 'limit', label: m.invite_link_seats_limit() }]} selected={seatMode} onSelect={setSeatMode} />
           {seatMode === 'limit' ? (
             <FormField label={m.invite_link_seats_count()} error={problems.seats}>
               {(control) => (

@@ -19,7 +19,7 @@ import { me_tokens_empty } from '../../../shared/i18n/paraglide/messages/me_toke
 import { me_tokens_heading } from '../../../shared/i18n/paraglide/messages/me_tokens_heading.js';
 import { me_tokens_intro } from '../../../shared/i18n/paraglide/messages/me_tokens_intro.js';
 import { FormField } from '../../components/form-field.tsx';
-import { RadioChoice } from '../../components/radio-choice.tsx';
+import { RadioChoices } from '../../components/radio-choices.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { useLanguage } from '../../lib/i18n/index.ts';
@@ -139,12 +139,7 @@ function CreateTokenForm() {
       </FormField>
       <fieldset className="field">
         <legend>{m.me_token_expiry()}</legend>
-        <RadioChoice name="expiry" value="never" selected={expiry} onSelect={setExpiry}>
-          {m.me_token_expiry_never()}
-        </RadioChoice>
-        <RadioChoice name="expiry" value="date" selected={expiry} onSelect={setExpiry}>
-          {m.me_token_expiry_on_date()}
-        </RadioChoice>
+        <RadioChoices name="expiry" options={[{ value: 'never', label: m.me_token_expiry_never() }, { value: 'date', label: m.me_token_expiry_on_date() }]} selected={expiry} onSelect={setExpiry} />
         {expiry === 'date' ? (
           <FormField label={m.me_token_expiry_date()} invalid={Boolean(problem)} describedBy={problem ? ids.problem : undefined}>
             {(control) => <input {...control} name="expires" type="date" className="input" min={todayIso()} required />}
