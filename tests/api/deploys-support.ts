@@ -70,7 +70,7 @@ export async function okJsonOf<T>(response: Response, what: string): Promise<T> 
 }
 
 /** A one-file package archive (game.txt). */
-export async function oneFileArchive(): Promise<Uint8Array> {
+async function oneFileArchive(): Promise<Uint8Array> {
   const tree = createTree();
   addFile(tree, 'game.txt', bytesSource(new TextEncoder().encode('the game')));
   const packed = packArchive(tree, { compression: 0 });

@@ -18,7 +18,7 @@ import { rich, slot } from '../lib/i18n/rich.tsx';
 const m = { package_page_contents_empty, package_page_executable, package_page_link_to, package_page_start_badge };
 
 /** Fetches a package's encoded index from its (signed) URL and decodes it with the shared reader. */
-export async function fetchArchiveIndex(url: string): Promise<ArchiveIndex> {
+async function fetchArchiveIndex(url: string): Promise<ArchiveIndex> {
   const response = await api.fetchFile(url).catch((error: unknown) => {
     // A failed answer is shown as not_found (404) or unexpected_error; no answer stays 'network'.
     if (error instanceof ApiError && error.status > 0) throw new ApiError(error.status === 404 ? 'not_found' : 'unexpected_error');

@@ -45,7 +45,7 @@ const stateLabels: Record<DeployState, () => string> = {
   errored: m.deploy_state_errored,
 };
 
-export function deployStateLabel(state: DeployState): string {
+function deployStateLabel(state: DeployState): string {
   return stateLabels[state]();
 }
 

@@ -6,7 +6,7 @@ import { field_limit_reached } from '../../shared/i18n/paraglide/messages/field_
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { field_limit_reached };
 
-export type FieldControlProps = {
+type FieldControlProps = {
   id: string;
   'aria-describedby'?: string;
   'aria-invalid'?: true;

@@ -16,7 +16,7 @@ const m = { markdown_footnote_back, markdown_footnotes };
 export type MarkdownImage = Description['images'][number];
 
 /** What every id in user content starts with, so it never names (clobbers) one of the page's own elements. */
-export const userContentPrefix = 'user-content-';
+const userContentPrefix = 'user-content-';
 
 /** Spec §9: footnote labels have at most this many characters; a longer `[^label]` stays literal text. */
 export const maxFootnoteLabelLength = 999;

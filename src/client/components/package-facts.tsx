@@ -41,7 +41,7 @@ export function StartFile({ entrypoint, noneText }: { entrypoint: readonly strin
 }
 
 /** 'a/b/c' with a line-break opportunity after each slash, so a long path wraps between its folders. */
-export function PathParts({ parts }: { parts: readonly string[] }) {
+function PathParts({ parts }: { parts: readonly string[] }) {
   return (
     <>
       {parts.map((part, index) => (

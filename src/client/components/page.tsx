@@ -14,11 +14,11 @@ const m = { breadcrumb_label, nav_home };
 export type Crumb = { label: string; href?: string };
 
 /** Spec §2: page title '{title} - {app name}' (APP_NAME, 'Cartridge' by default). */
-export function pageTitle(title: string, appName: string): string {
+function pageTitle(title: string, appName: string): string {
   return documentTitle(title, appName);
 }
 
-export function useDocumentTitle(title: string, meta?: ScreenMeta): void {
+function useDocumentTitle(title: string, meta?: ScreenMeta): void {
   const { appName } = useInstance();
   // Compared by content: a screen re-rendering with the same meta leaves the head alone.
   const metaKey = typeof meta === 'object' ? JSON.stringify(meta) : '';
@@ -59,7 +59,7 @@ export function Page({ title, meta, breadcrumb, pageClass, children }: { title: 
   );
 }
 
-export function Breadcrumb({ items }: { items: Crumb[] }) {
+function Breadcrumb({ items }: { items: Crumb[] }) {
   if (items.length === 0) return null;
   return (
     <nav className="breadcrumb" aria-label={m.breadcrumb_label()}>

@@ -12,12 +12,13 @@ import { deploy_credential_name } from '../../shared/i18n/paraglide/messages/dep
 import { deploy_credential_name_hint } from '../../shared/i18n/paraglide/messages/deploy_credential_name_hint.js';
 import { deploy_credential_provider } from '../../shared/i18n/paraglide/messages/deploy_credential_provider.js';
 import { deploy_credential_steam_unsupported } from '../../shared/i18n/paraglide/messages/deploy_credential_steam_unsupported.js';
-import { dialog_cancel } from '../../shared/i18n/paraglide/messages/dialog_cancel.js';
 import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
 import { FormField } from '../components/form-field.tsx';
+import { RadioChoices } from '../components/radio-choices.tsx';
 import { deployProviderLabels, itchKeysPage } from '../lib/deploy-providers.ts';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 import { trpc } from '../lib/trpc.ts';
 import { deployProviderNames, isValidDeployKey, type DeployCredential, type DeployProvider } from '../../shared/schemas/deploy.ts';
 import { refusalReasonOf } from '../../shared/refusal-reasons.ts';
@@ -39,7 +40,6 @@ const m = {
   deploy_credential_name_hint,
   deploy_credential_provider,
   deploy_credential_steam_unsupported,
-  dialog_cancel,
   dialog_error_message,
 };
 
@@ -107,24 +107,18 @@ export function AddDeployCredentialDialog({ nextNumber, onClose }: { nextNumber:
         </FormField>
         <fieldset className="field">
           <legend>{m.deploy_credential_provider()}</legend>
-          {deployProviderNames
-            .slice()
-            .reverse()
-            .map((name) => (
-              <label className="choice" key={name}>
-                <input
-                  type="radio"
-                  name="provider"
-                  value={name}
-                  checked={provider === name}
-                  onChange={() => {
-                    setProvider(name);
-                    setKey('');
-                  }}
-                />{' '}
-                {deployProviderLabels[name]}
-              </label>
-            ))}
+          <RadioChoices
+            name="provider"
+            options={deployProviderNames
+              .slice()
+              .reverse()
+              .map((name) => ({ value: name, label: deployProviderLabels[name] }))}
+            selected={provider}
+            onSelect={(chosen) => {
+              setProvider(chosen);
+              setKey('');
+            }}
+          />
           {provider === 'steam' ? (
             <p className="notice" role="note">
               {m.deploy_credential_steam_unsupported()}
@@ -148,19 +142,7 @@ export function AddDeployCredentialDialog({ nextNumber, onClose }: { nextNumber:
             )}
           </FormField>
         ) : null}
-        {refusal ? (
-          <p id={problemId} className="form_problem" role="alert">
-            {refusal}
-          </p>
-        ) : null}
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => onClose(null)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" disabled={!keyValid} aria-disabled={create.isPending ? true : undefined}>
-            {m.deploy_credential_add()}
-          </button>
-        </div>
+        <DialogFooter problem={refusal} problemId={problemId} onCancel={() => onClose(null)} submit={{ label: m.deploy_credential_add(), disabled: !keyValid, pending: create.isPending }} />
       </form>
     </Modal>
   );

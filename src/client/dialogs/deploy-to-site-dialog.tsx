@@ -51,7 +51,7 @@ const m = {
 };
 
 /** The project's deploy sites (GET .../deploy-sites, REST: its deployProblem tells what the server lacks). */
-export const deploySitesKey = (projectId: string) => ['deploy-sites', projectId] as const;
+const deploySitesKey = (projectId: string) => ['deploy-sites', projectId] as const;
 /** The version's deploys of the last week (GET .../versions/{version}/deploys). */
 export const versionDeploysKey = (projectId: string, versionId: string) => ['version-deploys', projectId, versionId] as const;
 
@@ -84,7 +84,7 @@ export async function openDeployToSiteDialog(dialogs: Dialogs, props: Omit<Deplo
  * package and turns the dialog into their live progress, which a reload reopens (sessionStorage) until the
  * user closes the dialog. The jobs go on on the server after it closes.
  */
-export function DeployToSiteDialog({ project, versionId, resume, onStarted, onClose }: DeployToSiteDialogProps) {
+function DeployToSiteDialog({ project, versionId, resume, onStarted, onClose }: DeployToSiteDialogProps) {
   const [started, setStarted] = useState<StoredDeploy | undefined>(resume);
   useEffect(() => {
     openDialogs.add(versionId);

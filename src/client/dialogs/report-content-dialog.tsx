@@ -45,7 +45,7 @@ const m = {
   report_write_mail,
 };
 
-export const reportReasons = ['illegal', 'copyright', 'malware', 'offensive', 'other'] as const;
+const reportReasons = ['illegal', 'copyright', 'malware', 'offensive', 'other'] as const;
 export type ReportReason = (typeof reportReasons)[number];
 
 function reasonText(reason: ReportReason) {

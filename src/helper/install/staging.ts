@@ -32,7 +32,7 @@ export type FetchTuning = {
   concurrency: number;
 };
 
-export const defaultTuning: FetchTuning = { maxRangeBytes: DEFAULT_RUN_OPTIONS.maxRangeBytes, gapBytes: 64 * 1024, concurrency: DEFAULT_RUN_OPTIONS.concurrency };
+const defaultTuning: FetchTuning = { maxRangeBytes: DEFAULT_RUN_OPTIONS.maxRangeBytes, gapBytes: 64 * 1024, concurrency: DEFAULT_RUN_OPTIONS.concurrency };
 
 export type BuildInput = {
   stagingDir: string;

@@ -10,7 +10,7 @@ export type SettingDoc = {
 };
 
 /** The documentation of every declared setting, by its parser (settings.ts declares them). */
-export const settingDocs = z.registry<SettingDoc>();
+const settingDocs = z.registry<SettingDoc>();
 
 type Options = { secret?: boolean };
 

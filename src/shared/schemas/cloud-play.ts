@@ -95,7 +95,7 @@ export const machineProvideInput = z.object({
 });
 
 /** Where the agent fetches a session's package: GET /internal/access/projects/{p}/branches/{b}/versions/{v}/packages/{pkg} ('-' for no branch or version). */
-export const cloudPackageRefSchema = z.object({
+const cloudPackageRefSchema = z.object({
   project: z.string(),
   branch: z.string(),
   version: z.string(),
@@ -107,7 +107,7 @@ export const cloudPackageRefSchema = z.object({
   indexHash: z.string().nullable(),
 });
 
-export const machineWorkSchema = z.discriminatedUnion('kind', [
+const machineWorkSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('start'),
     session: z.string(),
@@ -138,7 +138,7 @@ export const internalPackageAccessSchema = z.object({
 
 /* ---- Administration (instance administrators; tRPC admin.cloudMachines.*, server command `admin machine`) ---- */
 
-export const cloudMachineSchema = z.object({
+const cloudMachineSchema = z.object({
   id: z.string(),
   title: z.string(),
   created: z.string(),
@@ -150,6 +150,4 @@ export const cloudMachineSchema = z.object({
 });
 export type CloudMachine = z.infer<typeof cloudMachineSchema>;
 export const createCloudMachineInput = z.object({ title: singleLineText(1, 64) });
-/** The machine's token is shown once, here; only its hash is stored. */
-export const createdCloudMachineSchema = z.object({ machine: cloudMachineSchema, token: z.string() });
 export const cloudMachineIdInput = z.object({ machine: recordIdSchema });

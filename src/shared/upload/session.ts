@@ -30,9 +30,9 @@ export function createUploadLimiters(): UploadLimiters {
 }
 
 /** What the package record is made with (POST .../packages, less the size the archive gives). */
-export type PackageRequest = { title?: string | null; tags: string[]; entrypoint: string[] | null; basePackage: string | null };
+type PackageRequest = { title?: string | null; tags: string[]; entrypoint: string[] | null; basePackage: string | null };
 
-export type UploadProgress = { resent: boolean; acknowledgedBytes: number; acknowledgedParts: number; totalParts: number };
+type UploadProgress = { resent: boolean; acknowledgedBytes: number; acknowledgedParts: number; totalParts: number };
 
 export type UploadSessionOptions = {
   /** Auth, abort and the retry policy of the calls (spec §9: 3 tries, 5 s apart) are the client's. */

@@ -13,7 +13,7 @@ const m = { new_package_add_files, new_package_add_folder };
  * Adds picked entries under a folder of the tree ([] is the top level), then reads their first bytes
  * (the dialog marks programs executable by them: file-modes.ts) and renders again once all are read.
  */
-export function useAddPicked({ edit, refresh }: Pick<TreeState, 'edit' | 'refresh'>) {
+function useAddPicked({ edit, refresh }: Pick<TreeState, 'edit' | 'refresh'>) {
   return useCallback(
     (directory: string[], picked: PickedEntry[]) => {
       edit((tree) => addPicked(tree, directory, picked));

@@ -20,7 +20,7 @@ import { expandedByDefault, visibleRows, type TreeRow } from './tree-rows.ts';
 const m = { file_tree_column_actions, file_tree_column_name, file_tree_column_size, file_tree_empty, file_tree_label };
 
 /** Marks a drag that started on one of our rows (dragover cannot read the data, only its types). */
-export const ENTRY_DRAG_TYPE = 'application/x-cartridge-entry';
+const ENTRY_DRAG_TYPE = 'application/x-cartridge-entry';
 
 export type FileTreeEditorProps = {
   state: TreeState;

@@ -15,7 +15,7 @@ const m = { new_package_bidi_name, new_package_edit_failed, new_package_exists, 
 const pathIn = (message: (params: { path: string }) => string, path: string): ReactNode => rich(message({ path: slot('path') }), { path: createElement('bdi', { dir: 'ltr' }, path) });
 
 /** The text shown when a tree edit is refused (a name taken, a file in the way, a name with bidi controls). */
-export function describeEditError(error: unknown): ReactNode {
+function describeEditError(error: unknown): ReactNode {
   if (isArchiveError(error)) {
     const path = error.path ?? '';
     if (error.code === 'file_exists') return pathIn(m.new_package_exists, path);

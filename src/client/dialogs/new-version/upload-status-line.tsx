@@ -17,7 +17,7 @@ import { isRetrying, type PackageUploadState, type PackageUploadStatus } from '.
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { upload_status_creating, upload_status_done, upload_status_errored, upload_status_existing, upload_status_finalizing, upload_status_packing, upload_status_queued, upload_status_resolving, upload_status_retrying, upload_status_splitting, upload_status_uploading };
 
-export function uploadStatusText(status: PackageUploadStatus): string {
+function uploadStatusText(status: PackageUploadStatus): string {
   if (isRetrying(status)) return m.upload_status_retrying();
   switch (status) {
     case 'existing':

@@ -31,26 +31,14 @@
  * A switcher: const { language, setLanguage, languages } = useLanguage();
  */
 export {
-  baseLanguage,
   findLanguage,
-  getFallbackChain,
-  getLanguageInfo,
-  isLanguageCode,
   languageCodes,
-  languages,
-  type Language,
-  type LanguageCode,
-  type TextDirection,
 } from '../../../shared/i18n/languages.ts';
-export { detectLanguage, matchBrowserLanguage, type DetectionInput } from '../../../shared/i18n/detect.ts';
 export {
-  detectInitialLanguage,
-  ensureLanguageInitialized,
   getLanguage,
   initLanguage,
-  languageStorageKey,
   requestedLanguage,
   setLanguage,
   subscribeLanguage,
 } from './store.ts';
-export { LanguageProvider, useLanguage, type LanguageContextValue } from './react.tsx';
+export { LanguageProvider, useLanguage } from './react.tsx';

@@ -10,7 +10,7 @@ import { api, ApiError } from '../../lib/api.ts';
 import { routes } from '../../../shared/api/routes.ts';
 import { subscribeLanguage, useLanguage } from '../../lib/i18n/index.ts';
 import { useScrollToHash } from '../../lib/scroll-to-hash.ts';
-import { NotFound } from '../not-found/not-found-page.tsx';
+import NotFound from '../not-found/not-found-page.tsx';
 import type { ViewProps } from '../routes.ts';
 import { renderMarkdown } from './markdown.ts';
 

@@ -12,7 +12,7 @@ import { homeCrumb, Page } from '../../components/page.tsx';
 const m = { not_found_bad_link, not_found_deleted, not_found_home, not_found_intro, not_found_no_access, not_found_title };
 
 /** Spec §2: 'Page not found' with its three causes. */
-export function NotFound() {
+export default function NotFound() {
   return (
     <Page title={m.not_found_title()} breadcrumb={[homeCrumb(), { label: m.not_found_title() }]} pageClass="page_not_found">
       <h1>{m.not_found_title()}</h1>
@@ -29,4 +29,3 @@ export function NotFound() {
   );
 }
 
-export default NotFound;

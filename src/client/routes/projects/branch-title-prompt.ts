@@ -10,7 +10,7 @@ import type { Branch } from '../../../shared/schemas/branches.ts';
 const m = { project_overview_name_taken, project_overview_new_branch_label, project_overview_too_long };
 
 /** branchTitleSchema's limit. */
-export const branchTitleMaxLength = 64;
+const branchTitleMaxLength = 64;
 
 /**
  * The title prompt of New branch and of Rename branch, one behaviour for both: the field "Branch title",

@@ -34,7 +34,7 @@ type SidebarListProps = {
 };
 
 /** A labelled list of sibling pages; the current one is marked (aria-current) rather than linked. */
-export function SidebarList({ label, items, currentId, query, note, emptyText }: SidebarListProps) {
+function SidebarList({ label, items, currentId, query, note, emptyText }: SidebarListProps) {
   const headingId = useId();
   return (
     <nav className="sidebar_nav" aria-labelledby={headingId}>

@@ -41,7 +41,7 @@ export const searchDebounceMs = 300;
 /** Projects per page: three rows of four on a wide screen. */
 export const storePageSize = 24;
 /** The URL query parameter holding the search (shareable, kept across a reload). */
-export const searchParam = 'q';
+const searchParam = 'q';
 
 /**
  * /store, the store index (issue 19): public projects with a public branch as a grid of covers (title,

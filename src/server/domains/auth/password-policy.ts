@@ -11,7 +11,7 @@ function isCommonPassword(password: string): boolean {
 }
 
 /** names: the account's sign-in name and display name (see passwordShapeProblem). */
-export function newPasswordProblem(password: string, names: (string | null | undefined)[], appName: string): PasswordProblem | undefined {
+function newPasswordProblem(password: string, names: (string | null | undefined)[], appName: string): PasswordProblem | undefined {
   const shape = passwordShapeProblem(password, ...names);
   if (shape) return shape;
   const lower = password.trim().toLowerCase();

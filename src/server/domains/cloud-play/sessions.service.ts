@@ -27,7 +27,7 @@ import { sleepUntilWoken } from './wake-wait.ts';
  */
 
 /** Spec §6: cloud play needs these tags (the host agents run Linux x86 games). */
-export const cloudPlayTags = ['os:linux', 'arch:x86'] as const;
+const cloudPlayTags = ['os:linux', 'arch:x86'] as const;
 
 type SessionRow = typeof cloudSessions.$inferSelect;
 

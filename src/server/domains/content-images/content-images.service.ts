@@ -1,7 +1,6 @@
 import { and, count, eq } from 'drizzle-orm';
 import {
   contentImagePath,
-  contentImageWidths,
   createContentImageInput,
   finalizeContentImageInput,
   maxContentImagePixels,
@@ -34,16 +33,16 @@ const notFoundImage = () => notFound('content image');
 const expiredToken = 'The upload token expired: create the image again';
 
 /** Part PUTs go to `{appUrl}/api/uploads/content-images/{id}?token&part=0&hash`: the token authorises them. */
-export function contentImageUploadUrl(appUrl: string, id: string): string {
+function contentImageUploadUrl(appUrl: string, id: string): string {
   return `${appUrl.replace(/\/+$/, '')}/api/uploads/content-images/${id}`;
 }
 
 /** The absolute URL of one size (the app's origin: PUBLIC_URL, else the request's). */
-export function contentImageUrl(appUrl: string, id: string, width: number): string {
+function contentImageUrl(appUrl: string, id: string, width: number): string {
   return `${appUrl.replace(/\/+$/, '')}${contentImagePath(id, width)}`;
 }
 
-export async function findContentImage(db: Executor, id: string, options: { lock?: boolean } = {}): Promise<ContentImageRow | undefined> {
+async function findContentImage(db: Executor, id: string, options: { lock?: boolean } = {}): Promise<ContentImageRow | undefined> {
   const query = db.select().from(contentImages).where(eq(contentImages.id, id));
   const [row] = options.lock ? await query.for('update') : await query;
   return row;

@@ -2,6 +2,7 @@ import { ArchiveError } from '../errors.ts';
 import { detectAdapters } from '../adapters.ts';
 import { toHex } from '../bytes.ts';
 import { DEFAULT_MAX_INDEX_SIZE } from '../constants.ts';
+import { readCappedIndex } from '../index-body.ts';
 import { BodyReader } from './body-reader.ts';
 import { fetchFailed, request, type RemoteOptions } from './request.ts';
 
@@ -26,16 +27,7 @@ export async function fetchIndexFile(
     throw new ArchiveError('wrong_index_size', `the index is ${declared} bytes, above the limit of ${maxIndexSize}`);
   }
   const body = new BodyReader(response.body!, options.stats, options.signal);
-  let bytes: Uint8Array;
-  try {
-    bytes = await body.readAll(maxIndexSize);
-  } catch (error) {
-    throw error instanceof ArchiveError && error.code === 'invalid_option'
-      ? new ArchiveError('wrong_index_size', `the index is above the limit of ${maxIndexSize} bytes`)
-      : error;
-  } finally {
-    await body.cancel();
-  }
+  const bytes = await readCappedIndex(body, maxIndexSize, maxIndexSize);
   const hash = await adapters.sha256(bytes);
   if (options.expectedHash !== undefined && toHex(hash) !== options.expectedHash.toLowerCase()) {
     throw new ArchiveError('wrong_index_hash', 'the package index does not match its hash');

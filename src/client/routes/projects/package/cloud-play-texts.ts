@@ -88,7 +88,7 @@ const reasonTexts: Record<string, () => string> = {
 };
 
 /** The text of an end reason; one the page does not know (an agent's error text) is shown as it came. */
-export function reasonText(reason: string): string {
+function reasonText(reason: string): string {
   const known = Object.hasOwn(reasonTexts, reason) ? reasonTexts[reason] : undefined;
   return known ? known() : m.package_cloud_play_reason_other({ reason });
 }

@@ -73,7 +73,7 @@ export function formatPercent(percent: number, language: string): string {
 }
 
 /** An action while its transition runs: disabled, with the percent done (spec §4: done/total). */
-export function ProgressAction({ label, name, progress }: { label: string; name: string; progress: TransitionProgress }) {
+function ProgressAction({ label, name, progress }: { label: string; name: string; progress: TransitionProgress }) {
   const { language } = useLanguage();
   const reasonId = useId();
   const percent = progressPercent(progress);

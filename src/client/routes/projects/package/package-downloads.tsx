@@ -9,7 +9,7 @@ import type { TorrentFile } from '../../../../shared/schemas/package-downloads.t
 const m = { package_page_download_torrent, package_page_download_zip };
 
 /** Saves bytes the API gave as base64 (tRPC speaks JSON) under the given file name. */
-export function saveBase64File(file: TorrentFile, type = 'application/x-bittorrent'): void {
+function saveBase64File(file: TorrentFile, type = 'application/x-bittorrent'): void {
   const bytes = Uint8Array.from(atob(file.base64), (char) => char.charCodeAt(0));
   const url = URL.createObjectURL(new Blob([bytes], { type }));
   const link = document.createElement('a');

@@ -27,7 +27,7 @@ const m = {
 
 export const WEB_TAG = 'os:web';
 /** Spec §6: the Cloud play action needs these tags (and the cloud_play privilege). */
-export const CLOUD_PLAY_TAGS = ['os:linux', 'arch:x86'] as const;
+const CLOUD_PLAY_TAGS = ['os:linux', 'arch:x86'] as const;
 
 /** The instance offers cloud play: instance info's `cloudPlay` flag where the server sends one, else assumed. */
 export function instanceOffersCloudPlay(info: InstanceInfo): boolean {

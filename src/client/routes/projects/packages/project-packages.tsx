@@ -40,7 +40,7 @@ const m = {
 };
 
 /** The columns' headings, also each cell's label when a narrow screen shows rows as cards. */
-export function packageColumns() {
+function packageColumns() {
   return {
     package: m.packages_col_package(),
     tags: m.packages_col_tags(),

@@ -22,7 +22,7 @@ import { projectRoleNames, type Project } from '../../../../shared/schemas/proje
 const m = { version_deploys_heading, version_deploys_intro, version_deploys_started, version_deploys_started_gone };
 
 /** An approved member of the project (the deploys list is theirs: GET .../deploys answers members only). */
-export function isProjectMember(project: Project): boolean {
+function isProjectMember(project: Project): boolean {
   return !project.userIsPending && (project.userIsOwner || (projectRoleNames as readonly string[]).includes(project.userRole ?? ''));
 }
 

@@ -8,7 +8,7 @@ import { AppError, refusal } from '../../../errors.ts';
 import type { ExternalIdentity } from './identity.ts';
 
 /** Start and finish tokens live 10 minutes: long enough for a provider's consent page, short if leaked. */
-export const flowLifetimeMs = 10 * 60_000;
+const flowLifetimeMs = 10 * 60_000;
 
 export type FlowRow = typeof externalAuthFlows.$inferSelect;
 

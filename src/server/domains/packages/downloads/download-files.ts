@@ -48,7 +48,7 @@ export async function zipFileOf(deps: Pick<Deps, 'db' | 'storage'>, row: Downloa
 const ZIP_RULES_VERSION = 2;
 
 /** Cache key of a generated download: the package's content never changes once it is ready. */
-export function cachedDownloadKey(row: Pick<DownloadablePackage['row'], 'id' | 'indexHash'>, kind: 'zip' | 'archive'): string {
+function cachedDownloadKey(row: Pick<DownloadablePackage['row'], 'id' | 'indexHash'>, kind: 'zip' | 'archive'): string {
   const stem = `${row.id}-${row.indexHash!.slice(0, 16)}`;
   return kind === 'zip' ? `${stem}-r${ZIP_RULES_VERSION}.zip` : `${stem}.${kind}`;
 }

@@ -32,7 +32,7 @@ function normalizeTags(tags: readonly string[]): string[] {
 }
 
 /** PUT parts go to `{appUrl}/api/uploads/{id}?token=...`: the token authorises them, no bearer needed. */
-export function uploadUrlOf(appUrl: string, packageId: string): string {
+function uploadUrlOf(appUrl: string, packageId: string): string {
   return `${appUrl.replace(/\/+$/, '')}/api/uploads/${packageId}`;
 }
 

@@ -8,7 +8,7 @@ import type { ProjectMedia, PutProjectMediaInput } from '../../../../../shared/s
 
 export type MediaImage = ProjectMedia['screenshots'][number];
 
-export type UploadStatus = 'converting' | 'uploading' | 'retrying';
+type UploadStatus = 'converting' | 'uploading' | 'retrying';
 
 /** An image on its way: the file's name, a preview of the picked file (object URL), where it is. */
 export type SlotUpload = { name: string; preview: string; status: UploadStatus };

@@ -27,7 +27,7 @@ export type LoadChunk = ((chunk: ChunkRef) => Promise<Uint8Array>) & { release?:
 /** Chunks loaded ahead of the one being sent: hides the store's latency without holding much. */
 const readAhead = 4;
 
-export function segmentSize(segment: Segment, chunkBytes: (chunk: ChunkRef) => number): number {
+function segmentSize(segment: Segment, chunkBytes: (chunk: ChunkRef) => number): number {
   return segment.bytes ? segment.bytes.byteLength : chunkBytes(segment.chunk);
 }
 
