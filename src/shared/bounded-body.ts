@@ -22,7 +22,7 @@ export async function readBoundedText(request: Request, limit: number, errors: {
  * A body's bytes in one array (a request's or a third party's answer), or undefined as soon as more than
  * `limit` bytes arrive: the stream is then cancelled, so no more than the limit is ever held.
  */
-async function readBoundedBytes(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | undefined> {
+export async function readBoundedBytes(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | undefined> {
   if (!body) return new Uint8Array(0);
   const reader = body.getReader();
   const pieces: Uint8Array[] = [];

@@ -138,7 +138,7 @@ const providerReasonTexts: Partial<Record<RefusalReason, (inputs: { provider: st
 };
 
 /** The provider and reason of an error's details, when it names a known provider and a listed reason. */
-export function providerRefusalOf(error: DisplayError): { provider: string; providerName: string; reason: RefusalReason } | undefined {
+function providerRefusalOf(error: DisplayError): { provider: string; providerName: string; reason: RefusalReason } | undefined {
   const reason = refusalReasonOf(error.details);
   const provider = (error.details as { provider?: unknown } | undefined)?.provider;
   if (!reason || typeof provider !== 'string') return undefined;

@@ -1,3 +1,4 @@
+import { readBoundedBytes } from '../../shared/bounded-body.ts';
 /**
  * Calling third parties (sign-in providers, itch.io's API): every call gives up after a timeout, follows
  * no redirects and reads the answer up front within a size limit, so a hung or flooding service never
@@ -39,31 +40,13 @@ export async function boundedFetch(url: string | URL, init: RequestInit = {}): P
   } catch {
     throw new OutboundUnavailable();
   }
-  let body: Buffer<ArrayBuffer> | undefined;
+  let body: Uint8Array | undefined;
   try {
-    body = await readLimited(response, maxAnswerBytes);
+    body = await readBoundedBytes(response.body, maxAnswerBytes);
   } catch {
     throw new OutboundUnavailable();
   }
   if (!body) throw new OutboundTooLarge(response.status);
-  return new Response(response.status === 204 || response.status === 304 ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+  return new Response(response.status === 204 || response.status === 304 ? null : (body as Uint8Array<ArrayBuffer>), { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** The body, or undefined past limit bytes. */
-async function readLimited(response: Response, limit: number): Promise<Buffer<ArrayBuffer> | undefined> {
-  if (!response.body) return Buffer.alloc(0);
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks) as Buffer<ArrayBuffer>;
-}

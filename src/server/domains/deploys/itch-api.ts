@@ -22,10 +22,10 @@ const pushingSources = new Set(['web', 'wharf']);
 const neededScopes = ['profile:games', 'wharf'];
 const scopePermits = (granted: string[], needed: string) => granted.some((scope) => needed === scope || needed.startsWith(`${scope}:`));
 
-export const itchKeyRefused = () =>
+const itchKeyRefused = () =>
   refusal('bad_param', `itch.io refused this key: copy it again from ${keysPage}`, 'key_refused', { field: 'key' });
 
-export const itchKeyCannotPush = () =>
+const itchKeyCannotPush = () =>
   refusal(
     'bad_param',
     `This itch.io key cannot push builds (a key made by signing in with itch.io only reads the profile): create an API key at ${keysPage} and use that one`,

@@ -21,7 +21,7 @@ export type ChunkCollectionPayload = { packageId: string; projectId: string; com
 const batchSize = 500;
 
 /** Deletes the stored_chunks rows of `chunks`; returns the identities deleted and the packs they were in. */
-export async function deleteStoredChunkRows(
+async function deleteStoredChunkRows(
   tx: Executor,
   compression: CompressionAlgorithm,
   chunks: readonly { hash: string; compressedSize: number }[],
