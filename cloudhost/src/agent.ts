@@ -1,6 +1,7 @@
 import { chmod, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ApiError, createApiClient, routes, type ApiClient } from '../../src/shared/api/index.ts';
+import { sleep } from '../../src/shared/sleep.ts';
 import { machineProvideReplySchema, type MachineProvideReply, type MachineSessionReport, type MachineWork } from '../../src/shared/schemas/cloud-play.ts';
 import { agentVersion, type AgentConfig } from './config.ts';
 import { displayInUse } from './display.ts';
@@ -9,7 +10,8 @@ import { openChunkCache, type ChunkCache, type ChunkCacheOptions } from './packa
 import { readHostRoots } from './jail.ts';
 import { missingCapabilities, type AgentCapability } from './privileges.ts';
 import { unmountLeftovers } from './session-disk.ts';
-import { Session, type StartWork } from './session.ts';
+import type { StartWork } from './session/control.ts';
+import { Session } from './session/session.ts';
 
 /**
  * Reconnection, ±20 % jitter. While the server cannot be reached (no answer, a 5xx: it is restarting or
@@ -25,7 +27,7 @@ export function backoffMs(failures: number, refused: boolean): number {
 }
 
 /** Session k's servers and encoders run as uid base + 64 + k (capacity is at most 64). */
-export const serviceUidOffset = 64;
+const serviceUidOffset = 64;
 
 /**
  * A held call that outlives the heartbeat by this much is taken as lost (a silent network, a server
@@ -186,18 +188,9 @@ export class Agent {
     }
   }
 
+  /** Waits `ms`, or less once the agent shuts down. */
   private sleep(ms: number): Promise<void> {
-    const signal = this.shutdownController.signal;
-    return new Promise((resolve) => {
-      if (signal.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
+    return sleep(ms, this.shutdownController.signal).catch(() => {});
   }
 
   /** A report call now (one at a time; changes during one cause another). */

@@ -19,7 +19,7 @@ import { seccompFilter } from './seccomp-filter.ts';
  */
 
 /** Top-level folders that are links into /usr on merged-/usr systems (Debian 12), or folders elsewhere. */
-export const systemRoots = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'] as const;
+const systemRoots = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'] as const;
 
 /**
  * What of /etc a jail may read: the dynamic loader's cache, fonts, time zone, alternatives (the
@@ -62,7 +62,7 @@ export function readHostRoots(): Record<string, string> {
   return roots;
 }
 
-export type JailMount =
+type JailMount =
   /** A host file or folder, read-only (a socket stays connectable). */
   | { kind: 'ro-bind'; from: string; to: string }
   /** A host folder, writable. */

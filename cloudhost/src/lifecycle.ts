@@ -14,7 +14,7 @@ import type { MachineSessionReport } from '../../src/shared/schemas/cloud-play.t
  */
 export type SessionState = MachineSessionReport['state'];
 
-export const endReasons = ['stopped', 'game_exited', 'idle', 'time_limit', 'peer_left', 'not_connected', 'machine_shutdown'] as const;
+const endReasons = ['stopped', 'game_exited', 'idle', 'time_limit', 'peer_left', 'not_connected', 'machine_shutdown'] as const;
 export type EndReason = (typeof endReasons)[number];
 
 const next: Record<SessionState, readonly SessionState[]> = {

@@ -30,7 +30,7 @@ import { describeError, type Logger } from './log.ts';
  * chunk data`, where the chunk data holds every distinct chunk once, in first-reference order, each in
  * `compressedSize` bytes (docs/archive-format.md). With the index (its own small download, cached by
  * index hash) every chunk's byte range in the archive is known, and /api/files answers Range requests.
- * Locating, planning and fetching runs is the shared src/shared/archive/remote.ts (the companion app's
+ * Locating, planning and fetching runs is the shared src/shared/archive/remote/ (the companion app's
  * updates use the same code). So the cache:
  *
  *   1. reads the index from the cache (indexes/{indexHash}) or fetches it (one GET) and checks its

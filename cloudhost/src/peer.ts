@@ -5,7 +5,7 @@ import type { VideoCodec } from './config.ts';
 export type PeerState = 'new' | 'connecting' | 'connected' | 'disconnected' | 'failed' | 'closed';
 
 /** How long the offer waits for ICE gathering (STUN/TURN answers) before it goes with what it has. */
-export const gatheringTimeoutMs = 5000;
+const gatheringTimeoutMs = 5000;
 
 /**
  * The RTP header extension that bounds the player's playout delay (10 ms units, 12 bits each for the

@@ -4,8 +4,8 @@ import type { JailLimits, JailSpec } from './jail.ts';
 import type { SessionLayout } from './session-disk.ts';
 
 /** Where things are inside the game's sandbox. */
-export const sandboxHome = '/home/player';
-export const sandboxGameDir = `${sandboxHome}/game`;
+const sandboxHome = '/home/player';
+const sandboxGameDir = `${sandboxHome}/game`;
 export const sandboxPulseSocket = '/run/cartridge/pulse';
 export const sandboxX11Dir = '/tmp/.X11-unix';
 

@@ -84,7 +84,7 @@ export const refusedCalls = [
 ] as const;
 
 /** clone with any of these flags (a new namespace of any kind) is refused with EPERM. */
-export const refusedCloneFlags = {
+const refusedCloneFlags = {
   CLONE_NEWTIME: 0x00000080,
   CLONE_NEWNS: 0x00020000,
   CLONE_NEWCGROUP: 0x02000000,
@@ -99,10 +99,10 @@ export const refusedCloneFlags = {
  * Socket families refused with EPERM: vsock reaches the hypervisor's services whatever the network
  * namespace; the kernel's crypto sockets are attack surface no game needs.
  */
-export const refusedSocketFamilies = { AF_ALG: 38, AF_VSOCK: 40 } as const;
+const refusedSocketFamilies = { AF_ALG: 38, AF_VSOCK: 40 } as const;
 
 /** ioctls refused with EPERM: pushing input into a terminal (TIOCSTI), the console's (TIOCLINUX). */
-export const refusedIoctls = { TIOCSTI: 0x5412, TIOCLINUX: 0x541c } as const;
+const refusedIoctls = { TIOCSTI: 0x5412, TIOCLINUX: 0x541c } as const;
 
 /** The policy as export-filter.c reads it; the generated filter records this text's SHA-256. */
 export function seccompPolicyText(): string {

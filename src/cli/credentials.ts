@@ -12,7 +12,7 @@ function homeOf(io: CliIo): string {
 }
 
 /** ~/.config/cartridge (XDG_CONFIG_HOME honoured). */
-export function configDir(io: CliIo): string {
+function configDir(io: CliIo): string {
   return join(io.env.XDG_CONFIG_HOME || join(homeOf(io), '.config'), 'cartridge');
 }
 
@@ -21,7 +21,7 @@ export function cacheDir(io: CliIo): string {
   return join(io.env.XDG_CACHE_HOME || join(homeOf(io), '.cache'), 'cartridge');
 }
 
-export function credentialsPath(io: CliIo): string {
+function credentialsPath(io: CliIo): string {
   return join(configDir(io), 'credentials.json');
 }
 

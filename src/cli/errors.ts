@@ -53,7 +53,7 @@ const codeExits: Record<string, ExitCode> = {
   bad_param: exitCodes.usage,
 };
 
-export function exitCodeOfServerError(status: number, code: string | undefined): ExitCode {
+function exitCodeOfServerError(status: number, code: string | undefined): ExitCode {
   if (code && code in codeExits) return codeExits[code]!;
   if (status === 401 || status === 403) return exitCodes.auth;
   if (status === 404) return exitCodes.notFound;

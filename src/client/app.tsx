@@ -9,9 +9,9 @@ import { toDisplayError } from './lib/errors.ts';
 import { LanguageProvider } from './lib/i18n/index.ts';
 import { matchPathname } from '../shared/routes/match.ts';
 import { createTrpcClient, trpc } from './lib/trpc.ts';
-import { auth_checking } from './paraglide/messages/auth_checking.js';
-import { auth_session_error_text } from './paraglide/messages/auth_session_error_text.js';
-import { auth_session_error_title } from './paraglide/messages/auth_session_error_title.js';
+import { auth_checking } from '../shared/i18n/paraglide/messages/auth_checking.js';
+import { auth_session_error_text } from '../shared/i18n/paraglide/messages/auth_session_error_text.js';
+import { auth_session_error_title } from '../shared/i18n/paraglide/messages/auth_session_error_title.js';
 import { NotFoundPage, RequiredSignInPage, routes } from './routes/routes.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

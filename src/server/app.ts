@@ -67,5 +67,3 @@ export function createApp(deps: Deps) {
     .use(contentImageFileRoutes(deps))
     .use(trpcRoutes(deps));
 }
-
-export type App = ReturnType<typeof createApp>;

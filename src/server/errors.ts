@@ -1,4 +1,5 @@
 import { httpStatusOfCode, type ServerErrorCode } from '../shared/errors.ts';
+import type { RefusalReason } from '../shared/refusal-reasons.ts';
 
 /** The one error type of the server: services throw it, both transports translate it. */
 export class AppError extends Error {
@@ -26,4 +27,12 @@ export function notFound(what: string): AppError {
 
 export function badParam(name: string): AppError {
   return new AppError('bad_param', `Invalid \`${name}\``);
+}
+
+/**
+ * A refusal a client tells apart from others of its code: details.reason is one of the shared list
+ * (src/shared/refusal-reasons.ts), beside any other details. Clients switch on the reason, never on the message.
+ */
+export function refusal(code: ServerErrorCode, message: string, reason: RefusalReason, details: Record<string, unknown> = {}, status?: number): AppError {
+  return new AppError(code, message, { ...details, reason }, status);
 }

@@ -3,9 +3,10 @@ import { forgetSignInCountersJob } from './domains/auth/sign-in-counters.job.ts'
 import { cloudPlaySweepJob } from './domains/cloud-play/cloud-play-sweep.job.ts';
 import { contentImagesCollectJob } from './domains/content-images/collect.job.ts';
 import { optimizeContentImagesJob } from './domains/content-images/optimize.job.ts';
+import { contentImagesStorageSweepJob } from './domains/content-images/storage-sweep.job.ts';
 import { deployJob } from './domains/deploys/deploy.job.ts';
-import { chunkCollectionJob } from './domains/packages/blobs/chunk-gc.job.ts';
-import { storageSweepJob } from './domains/packages/blobs/storage-sweep.job.ts';
+import { chunkCollectionJob } from './domains/packages/chunks/chunk-gc.job.ts';
+import { storageSweepJob } from './domains/packages/chunks/storage-sweep.job.ts';
 import { packagePrepareJob } from './domains/packages/downloads/package-prepare.job.ts';
 import { orphanPackagesCollectJob } from './domains/packages/records/orphan-collect.job.ts';
 import { resolveJob } from './domains/packages/uploads/resolve.job.ts';
@@ -30,6 +31,7 @@ export const serverJobs: readonly RunnableJob[] = [
   cloudPlaySweepJob,
   deployJob,
   contentImagesCollectJob,
+  contentImagesStorageSweepJob,
   optimizeContentImagesJob,
   orphanPackagesCollectJob,
 ];

@@ -1,15 +1,30 @@
 /**
- * Reading untrusted request bodies with bounds, for every program that serves HTTP (the server, the
- * companion app): the size is refused while streaming, and JSON nesting is measured before anything
+ * Reading untrusted bodies with bounds, for every program that serves HTTP (the server, the companion
+ * app) and every answer from a third party: the size is refused while streaming, and JSON nesting is measured before anything
  * parses or walks the text. Callers bring their own error for each refusal.
  */
+import { concatBytes } from './archive/bytes.ts';
 
 /** The body as UTF-8 text; `tooLarge()` is thrown as soon as more than `limit` bytes are announced or arrive, `notUtf8()` for bad bytes. */
 export async function readBoundedText(request: Request, limit: number, errors: { tooLarge(): Error; notUtf8(): Error }): Promise<string> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) throw errors.tooLarge();
-  if (!request.body) return '';
-  const reader = request.body.getReader();
+  const bytes = await readBoundedBytes(request.body, limit);
+  if (!bytes) throw errors.tooLarge();
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw errors.notUtf8();
+  }
+}
+
+/**
+ * A body's bytes in one array (a request's or a third party's answer), or undefined as soon as more than
+ * `limit` bytes arrive: the stream is then cancelled, so no more than the limit is ever held.
+ */
+export async function readBoundedBytes(body: ReadableStream<Uint8Array> | null, limit: number): Promise<Uint8Array | undefined> {
+  if (!body) return new Uint8Array(0);
+  const reader = body.getReader();
   const pieces: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -18,24 +33,11 @@ export async function readBoundedText(request: Request, limit: number, errors: {
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel().catch(() => {});
-      throw errors.tooLarge();
+      return undefined;
     }
     pieces.push(value);
   }
-  let bytes = pieces[0] ?? new Uint8Array(0);
-  if (pieces.length > 1) {
-    bytes = new Uint8Array(size);
-    let offset = 0;
-    for (const piece of pieces) {
-      bytes.set(piece, offset);
-      offset += piece.byteLength;
-    }
-  }
-  try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw errors.notUtf8();
-  }
+  return pieces.length === 1 ? pieces[0]! : concatBytes(pieces, size);
 }
 
 const OPEN_BRACKET = 0x5b;

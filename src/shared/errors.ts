@@ -50,7 +50,3 @@ export const outOfStorageMessage = 'the server is out of storage space';
 
 /** The body every failing REST call answers with, and what tRPC carries in `data`. */
 export type ErrorBody = { code: ServerErrorCode; message: string; details?: unknown };
-
-export function isServerErrorCode(value: unknown): value is ServerErrorCode {
-  return typeof value === 'string' && (serverErrorCodes as readonly string[]).includes(value);
-}

@@ -8,9 +8,10 @@
  *   not written in Latin script, of any English word; unless the key is in `sameAsEnglishAllowed`
  *   below (brand names, codes, words some languages borrow);
  * - each language keeps to its glossary (`glossary` below: one word for one thing in every message);
- * - the compiled output (src/client/paraglide) holds every message and says each locale's text;
- * - every message is used: the client imports each one as its own module by its literal name
- *   (`paraglide/messages/<key>.js`), so a key no source file imports is dead weight in 14 files.
+ * - the compiled output (src/shared/i18n/paraglide) holds every message and says each locale's text;
+ * - every message is used: the client (and the server's page heads) import each one as its own module
+ *   by its literal name (`paraglide/messages/<key>.js`), so a key no source file imports is dead weight
+ *   in 14 files.
  *
  *   bun src/tools/i18n-check.ts [--no-compile]   compiles if needed, prints the problems, exits 1 if any
  */
@@ -142,22 +143,22 @@ export function checkLocales(): string[] {
   return problems;
 }
 
-/** Source files of the client (the compiled messages excluded), for the unused-message rule. */
-function listClientSources(dir = join(repoRoot, 'src/client')): string[] {
+/** Source files of src/ (the compiled messages excluded), for the unused-message rule. */
+function listSources(dir = join(repoRoot, 'src')): string[] {
   const files: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== 'paraglide') files.push(...listClientSources(path));
+      if (entry.name !== 'paraglide') files.push(...listSources(path));
     } else if (/\.(ts|tsx)$/.test(entry.name)) files.push(path);
   }
   return files;
 }
 
-/** Keys of en.json that no client file imports (paraglide/messages/<key>.js). */
+/** Keys of en.json that no source file imports (paraglide/messages/<key>.js). */
 export function findUnusedMessages(): string[] {
   const imported = new Set<string>();
-  for (const file of listClientSources()) {
+  for (const file of listSources()) {
     for (const match of readFileSync(file, 'utf8').matchAll(/paraglide\/messages\/([a-z0-9_]+)\.js/g)) imported.add(match[1]!);
   }
   return Object.keys(readLocale('en') ?? {}).filter((key) => !imported.has(key));
@@ -177,8 +178,8 @@ type MessageFunction = (inputs?: Record<string, unknown>, options?: { locale?: s
 export async function checkCompiledOutput(): Promise<string[]> {
   const problems: string[] = [];
   const english = readLocale('en') ?? {};
-  const messagesFile = join(repoRoot, 'src/client/paraglide/messages.js');
-  if (!existsSync(messagesFile)) return ['src/client/paraglide/messages.js is missing: run npm run i18n'];
+  const messagesFile = join(repoRoot, 'src/shared/i18n/paraglide/messages.js');
+  if (!existsSync(messagesFile)) return ['src/shared/i18n/paraglide/messages.js is missing: run npm run i18n'];
   const compiled = (await import(messagesFile)) as { m: Record<string, MessageFunction | undefined> };
   const names = Object.keys(compiled.m);
   const wrong: string[] = [];

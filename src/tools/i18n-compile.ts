@@ -1,9 +1,11 @@
 /**
- * Compiles locales/*.json into src/client/paraglide with paraglide-js. The output is generated, not
+ * Compiles locales/*.json into src/shared/i18n/paraglide with paraglide-js. The output is generated, not
  * committed: `npm run i18n` runs this, and the pre-hooks of start, dev, test, typecheck and build do too.
+ * It lives in src/shared because both sides speak it: the client's screens and the server's heads of
+ * public pages (domains/store/store-page-head.ts) import the same message modules.
  *
  * - Skips the work when nothing that feeds the output changed (hash of settings, locales, paraglide's
- *   version and this file, kept in src/client/paraglide/.inputs-hash): ≈ 0.1 s instead of ≈ 5 s.
+ *   version and this file, kept in src/shared/i18n/paraglide/.inputs-hash): ≈ 0.1 s instead of ≈ 5 s.
  * - Writes TypeScript declarations itself. Paraglide's `emitTsDeclarations` runs the TypeScript compiler
  *   over every file (≈ 20 s here); each message module's declaration is instead copied from the JSDoc
  *   types paraglide already wrote into it, and only runtime.js, server.js and registry.js go through
@@ -21,7 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 export const repoRoot = resolve(import.meta.dir, '../..');
 export const projectPath = join(repoRoot, 'project.inlang');
 export const localesDir = join(repoRoot, 'locales');
-export const outdir = join(repoRoot, 'src/client/paraglide');
+export const outdir = join(repoRoot, 'src/shared/i18n/paraglide');
 
 /** Where the compiler reads and writes; the defaults are the repository's, tests pass others. */
 export type CompilePaths = { project: string; locales: string; outdir: string };
@@ -121,7 +123,7 @@ export async function compileMessages(options: { force?: boolean; paths?: Compil
     // An install without dev dependencies (npm ci --omit=dev) runs what was compiled before, if anything.
     const existing = listMessageModules(outdir).length;
     if (existing > 0) {
-      console.warn('i18n: @inlang/paraglide-js is not installed; keeping the existing src/client/paraglide');
+      console.warn('i18n: @inlang/paraglide-js is not installed; keeping the existing src/shared/i18n/paraglide');
       return { messages: existing, skipped: true, milliseconds: Math.round(performance.now() - started) };
     }
     throw new Error('@inlang/paraglide-js is not installed (a dev dependency): run npm install');
@@ -179,7 +181,7 @@ if (import.meta.main) {
       onCompile: () => console.log('i18n: compiling the translations of locales/ (a first start or changed locales: 20 s to a minute)...'),
     });
     if (!quiet || !result.skipped) {
-      console.log(`i18n: ${result.skipped ? 'up to date' : 'compiled'}: ${result.messages} messages in src/client/paraglide (${result.milliseconds} ms)`);
+      console.log(`i18n: ${result.skipped ? 'up to date' : 'compiled'}: ${result.messages} messages in src/shared/i18n/paraglide (${result.milliseconds} ms)`);
     }
   } catch (error) {
     console.error(`i18n: ${error instanceof Error ? error.message : String(error)}`);

@@ -8,7 +8,7 @@ import { addFile, addSymlink, bytesSource, concatBytes, createTree, MODE_EXECUTA
 import type { BackupManifest } from '../../src/server/commands/backup-format.ts';
 import { openDatabase } from '../../src/server/db/client.ts';
 import { withImageBlobDeleteLock } from '../../src/server/domains/content-images/blob-delete-lock.ts';
-import { chunkStoreLock } from '../../src/server/domains/packages/blobs/chunk-store-lock.ts';
+import { chunkStoreLock } from '../../src/server/storage/chunk-store-lock.ts';
 import { createBlobStore } from '../../src/server/storage/index.ts';
 import { createInstance, type CommandResult, type Instance } from '../support/backup-instance.ts';
 import { photoLike } from '../support/images.ts';

@@ -10,7 +10,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 
 /** What the cloud-play test files share: a Linux x86 game, machines, sessions and the player's calls. */
 
-export const linuxTags = ['os:linux', 'arch:x86'];
+const linuxTags = ['os:linux', 'arch:x86'];
 
 export function uploadLinuxGame(server: TestServer, user: TestUser, projectId: string, options: { tags?: string[]; title?: string } = {}): Promise<Package> {
   return uploadPackage(server, user, projectId, { 'game.sh': '#!/bin/sh\necho hello\n', 'data/level.txt': 'level 1' }, { tags: options.tags ?? linuxTags, entrypoint: ['game.sh'], title: options.title });

@@ -4,7 +4,7 @@ import { contentImagePath, type FinalizedContentImage } from '../../src/shared/s
 import { contentImages, jobs } from '../../src/server/db/schema/index.ts';
 import { collectContentImages, sweepContentImageStorage } from '../../src/server/domains/content-images/collect.service.ts';
 import { contentImagePartKey } from '../../src/server/domains/content-images/content-image-keys.ts';
-import { sweepStorage } from '../../src/server/domains/packages/blobs/storage-sweep.service.ts';
+import { sweepStorage } from '../../src/server/domains/packages/chunks/storage-sweep.service.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { uploadContentImage } from '../support/content-images.ts';
 import { photoLike } from '../support/images.ts';
@@ -14,7 +14,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
 import { directJobContext } from '../support/job-context.ts';
 
 /**
- * Collection of content images (collect.service.ts) and the storage sweep's part for them: images a
+ * Collection of content images (collect.service.ts) and their storage sweep: images a
  * description references stay (the project description's images list, its markdown, a version's
  * markdown), the others go once unreferenced for the grace period (24 h here, the default), with their
  * blobs; uploads never finished go after their token expired; the quota counts what is left. The
@@ -51,16 +51,28 @@ const putDescription = async (project: TestProject, markdown: string, images: Fi
   expect(response.status).toBe(200);
 };
 
-test('the collector is queued when the server starts, hourly', async () => {
-  // Periodic jobs are scheduled as the server starts, not before it answers: give it a moment.
-  const queuedCollectors = () => server.deps.db.select().from(jobs).where(and(eq(jobs.kind, 'content_images_collect'), eq(jobs.status, 'queued')));
-  let queued = await queuedCollectors();
+/** The queued runs of a periodic job: they are scheduled as the server starts, not before it answers, so give it a moment. */
+const queuedRunsOf = async (kind: string) => {
+  const queuedRuns = () => server.deps.db.select().from(jobs).where(and(eq(jobs.kind, kind), eq(jobs.status, 'queued')));
+  let queued = await queuedRuns();
   for (let tries = 0; queued.length === 0 && tries < 100; tries++) {
     await Bun.sleep(50);
-    queued = await queuedCollectors();
+    queued = await queuedRuns();
   }
+  return queued;
+};
+
+test('the collector is queued when the server starts, hourly', async () => {
+  const queued = await queuedRunsOf('content_images_collect');
   expect(queued).toHaveLength(1);
   expect(queued[0]!.runAt.getTime()).toBeGreaterThan(Date.now());
+});
+
+test('the content images storage sweep is queued when the server starts, every 6 hours', async () => {
+  const queued = await queuedRunsOf('content_images_storage_sweep');
+  expect(queued).toHaveLength(1);
+  expect(queued[0]!.dedupeKey).toBe('content_images_storage_sweep');
+  expect(queued[0]!.runAt.getTime()).toBeGreaterThan(Date.now() + 5 * hour);
 });
 
 describe('collection', () => {
@@ -182,10 +194,17 @@ describe('the storage sweep', () => {
     expect(await served(live)).toBe(200);
   });
 
-  test('the storage_sweep job runs both sweeps', async () => {
-    const { storageSweepJob } = await import('../../src/server/domains/packages/blobs/storage-sweep.job.ts');
+  test('each domain runs its own sweep job, every 6 hours: storage_sweep the packages, content_images_storage_sweep the images', async () => {
+    const { storageSweepJob } = await import('../../src/server/domains/packages/chunks/storage-sweep.job.ts');
+    const { contentImagesStorageSweepJob } = await import('../../src/server/domains/content-images/storage-sweep.job.ts');
+    const { serverJobs } = await import('../../src/server/jobs-list.ts');
+    expect(serverJobs).toContain(contentImagesStorageSweepJob);
+    expect(contentImagesStorageSweepJob.everyMs).toBe(storageSweepJob.everyMs);
     const context = directJobContext('x');
-    const output = (await storageSweepJob.execute(server.deps, { payload: {} } as never, context)) as Record<string, unknown>;
-    expect(output).toMatchObject({ chunks: expect.any(Number), contentImages: { orphans: expect.any(Number), parts: expect.any(Number), stale: expect.any(Number) } });
+    const packages = (await storageSweepJob.execute(server.deps, { payload: {} } as never, context)) as Record<string, unknown>;
+    expect(packages).toMatchObject({ chunks: expect.any(Number) });
+    const images = await contentImagesStorageSweepJob.execute(server.deps, { payload: {} } as never, context);
+    expect(images).toEqual({ orphans: expect.any(Number), parts: expect.any(Number), stale: expect.any(Number) });
   });
+
 });

@@ -63,13 +63,14 @@ export function replyRecorder(server: TestServer) {
 
 type Fetcher = { fetch(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response> };
 
-async function okJsonOf<T>(response: Response, what: string): Promise<T> {
+/** A 200 answer's JSON, else an error naming what was asked and the answer. */
+export async function okJsonOf<T>(response: Response, what: string): Promise<T> {
   if (response.status !== 200) throw new Error(`${what}: ${response.status} ${await response.text()}`);
   return (await response.json()) as T;
 }
 
 /** A one-file package archive (game.txt). */
-export async function oneFileArchive(): Promise<Uint8Array> {
+async function oneFileArchive(): Promise<Uint8Array> {
   const tree = createTree();
   addFile(tree, 'game.txt', bytesSource(new TextEncoder().encode('the game')));
   const packed = packArchive(tree, { compression: 0 });

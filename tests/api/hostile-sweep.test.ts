@@ -38,10 +38,10 @@ beforeAll(async () => {
   ids.session = (await call('GET', '/api/users/me/sessions'))[0].id;
   ids.lang = 'en';
   ids.page = 'index';
-  ids.deploy_credential = (await call('POST', '/api/users/me/deploy-credentials', { provider: 'itch', key, title: 'sweep' })).id;
-  ids.deploy_site = (await call('POST', `/api/projects/${project.id}/deploy-sites`, { credential: ids.deploy_credential, site: 'sweeper/game' })).id;
+  ids.credential = (await call('POST', '/api/users/me/deploy-credentials', { provider: 'itch', key, title: 'sweep' })).id;
+  ids.site = (await call('POST', `/api/projects/${project.id}/deploy-sites`, { credential: ids.credential, site: 'sweeper/game' })).id;
   // A finalized content image, so its finalize and media routes get the hostile input with a real id.
-  ids.content_image = (await uploadContentImage(server, owner, project.id, await photoLike(64, 48), 64, 48)).id;
+  ids.image = (await uploadContentImage(server, owner, project.id, await photoLike(64, 48), 64, 48)).id;
   const document = (await (await server.fetch('/api/openapi.json')).json()) as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: unknown }>> };
   operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({
@@ -127,9 +127,9 @@ test('no operation answers 500 to hostile query values', async () => {
 }, 60_000);
 
 test('the deploy records of the sweep were real (their routes were swept with existing ids)', () => {
-  expect(ids.deploy_credential).toMatch(/^[A-Za-z0-9_-]+$/);
-  expect(ids.deploy_site).toMatch(/^[A-Za-z0-9_-]+$/);
-  expect(ids.content_image).toMatch(/^[A-Za-z0-9_-]+$/);
+  expect(ids.credential).toMatch(/^[A-Za-z0-9_-]+$/);
+  expect(ids.site).toMatch(/^[A-Za-z0-9_-]+$/);
+  expect(ids.image).toMatch(/^[A-Za-z0-9_-]+$/);
 });
 
 test('after the sweep the server is healthy and the owner still owns the project', async () => {

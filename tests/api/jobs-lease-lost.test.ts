@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { and, eq, sql } from 'drizzle-orm';
 import { jobs, packages } from '../../src/server/db/schema/index.ts';
-import { chunkCollectionJob } from '../../src/server/domains/packages/blobs/chunk-gc.job.ts';
-import { storageSweepJob } from '../../src/server/domains/packages/blobs/storage-sweep.job.ts';
+import { chunkCollectionJob } from '../../src/server/domains/packages/chunks/chunk-gc.job.ts';
+import { storageSweepJob } from '../../src/server/domains/packages/chunks/storage-sweep.job.ts';
 import { packagePrepareJob } from '../../src/server/domains/packages/downloads/package-prepare.job.ts';
 import type { Job } from '../../src/server/jobs/queue.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { addFile, addSymlink, bytesSource, concatBytes, createTree, encodeIndex, indexTree, toHex } from '../../src/shared/archive/index.ts';
 import { jobs, packageChunks, packages } from '../../src/server/db/schema/index.ts';
-import { indexKey } from '../../src/server/domains/packages/blobs/blob-keys.ts';
+import { indexKey } from '../../src/server/domains/packages/blob-keys.ts';
 import { preparePackageDownloads } from '../../src/server/domains/packages/downloads/prepare-downloads.ts';
 import { readPackageIndex } from '../../src/server/domains/packages/records/package-content.ts';
 import { zipLayout } from '../../src/server/domains/packages/downloads/zip/layout.ts';

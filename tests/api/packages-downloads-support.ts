@@ -8,7 +8,7 @@ import type { TestServer } from '../support/server.ts';
 /** Files with modes and symlinks (the shared uploadPackage factory takes plain files). */
 export type TreeSpec = { files: Record<string, { content: Uint8Array | string; executable?: boolean }>; symlinks?: Record<string, string> };
 
-export async function packTree(spec: TreeSpec, compression: CompressionAlgorithm = 0): Promise<Uint8Array> {
+async function packTree(spec: TreeSpec, compression: CompressionAlgorithm = 0): Promise<Uint8Array> {
   const tree = createTree();
   for (const [path, file] of Object.entries(spec.files)) {
     const bytes = typeof file.content === 'string' ? new TextEncoder().encode(file.content) : file.content;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test';
 import { and, eq } from 'drizzle-orm';
 import { jobs, packages, packs, storedChunks } from '../../src/server/db/schema/index.ts';
-import { sweepStorage } from '../../src/server/domains/packages/blobs/storage-sweep.service.ts';
+import { sweepStorage } from '../../src/server/domains/packages/chunks/storage-sweep.service.ts';
 import { registerUser, type TestUser } from '../support/accounts.ts';
 import { createPackageRecord, keysUnder as keysIn, packFiles, putPart, uploadPackage } from '../support/packages.ts';
 import { createProject, type TestProject } from '../support/projects.ts';

@@ -2,7 +2,7 @@
  * How fast a package's ZIP is made into the download cache (`bun run bench:zip-file`), the work of the
  * package_prepare job right after a push and of a cold download that finds no file yet. The same
  * package, in the same process, alternately made the two ways the server has:
- * - copied from the packs through one reused window (blobs/chunk-copier.ts, the file store's way);
+ * - copied from the packs through one reused window (chunks/chunk-copier.ts, the file store's way);
  * - streamed from the chunks, a buffer each (chunk-reader.ts, the S3 store's way), which is what the
  *   file store did before.
  * Prints MB/s of each (median of BENCH_ZIP_ROUNDS, 3 by default), the ratio, and the process's RSS growth

@@ -37,7 +37,7 @@ type FakeEntry = { name: string; isFile: boolean; isDirectory: boolean; file?: (
 /** A dropped folder as webkitGetAsEntry() describes it: { 'a.txt': 'text', sub: { ... } }. */
 export type FolderSpec = { [name: string]: string | FolderSpec };
 
-export function fakeEntry(name: string, spec: string | FolderSpec): FakeEntry {
+function fakeEntry(name: string, spec: string | FolderSpec): FakeEntry {
   if (typeof spec === 'string') return { name, isFile: true, isDirectory: false, file: (ok) => ok(makeFile(name, spec)) };
   const children = Object.entries(spec).map(([child, value]) => fakeEntry(child, value));
   return {

@@ -75,7 +75,7 @@ function sameDescriptor(a: PropertyDescriptor | undefined, b: PropertyDescriptor
  * It is detached between files rather than closed and re-created: modules loaded once keep
  * references into it (wouter patches that window's history.pushState when it is first imported).
  */
-export function installDom(url = 'http://localhost:3000/'): void {
+function installDom(url = 'http://localhost:3000/'): void {
   if (installed) return;
   installed = true;
   if (registration) {
@@ -100,7 +100,7 @@ export function installDom(url = 'http://localhost:3000/'): void {
   registration = { dom, previous };
 }
 
-export function removeDom(): void {
+function removeDom(): void {
   if (!installed || !registration) return;
   installed = false;
   for (const [key, descriptor] of registration.previous) setGlobal(key, descriptor);

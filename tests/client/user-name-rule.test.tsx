@@ -11,7 +11,7 @@ useDom();
 const { cleanup, render, screen } = await import('@testing-library/react');
 const { UserNameField } = await import('../../src/client/routes/sign-in/user-name-field.tsx');
 const { setLanguage } = await import('../../src/client/lib/i18n/index.ts');
-const { auth_user_name_hint } = await import('../../src/client/paraglide/messages/auth_user_name_hint.js');
+const { auth_user_name_hint } = await import('../../src/shared/i18n/paraglide/messages/auth_user_name_hint.js');
 
 let server: TestServer;
 beforeAll(async () => {

@@ -7,7 +7,7 @@ import { findFreePort } from '../support/free-port.ts';
 
 export const helperMain = resolve(import.meta.dir, '../../src/helper/main.ts');
 
-export type HelperReply = { status: number; headers: Headers; body: any };
+type HelperReply = { status: number; headers: Headers; body: any };
 
 /**
  * The helper as a real process (`bun src/helper/main.ts --port N`) on a free port, with its own state

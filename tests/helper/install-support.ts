@@ -8,13 +8,13 @@ import { noise } from '../support/noise.ts';
 export { noise };
 
 /** Files of a test package: bytes or text; `{ link }` makes a symlink; `{ bytes, executable }` an executable. */
-export type TestEntry = Uint8Array | string | { link: string } | { bytes: Uint8Array | string; executable: true };
+type TestEntry = Uint8Array | string | { link: string } | { bytes: Uint8Array | string; executable: true };
 export type TestFiles = Record<string, TestEntry>;
 
 const encoder = new TextEncoder();
 const bytesOf = (content: Uint8Array | string) => (typeof content === 'string' ? encoder.encode(content) : content);
 
-export function treeOf(files: TestFiles): ArchiveTree {
+function treeOf(files: TestFiles): ArchiveTree {
   const tree = createTree();
   for (const [path, entry] of Object.entries(files)) {
     if (typeof entry === 'object' && 'link' in entry) addSymlink(tree, path, entry.link);

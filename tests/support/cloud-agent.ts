@@ -15,7 +15,7 @@ import { mountsBelow } from '../../cloudhost/src/session-disk.ts';
  *   await agent.stop();
  */
 const root = resolve(import.meta.dir, '..', '..');
-export const cloudhostBundle = join(root, 'dist', 'cloudhost.js');
+const cloudhostBundle = join(root, 'dist', 'cloudhost.js');
 
 function newestSource(path: string): number {
   const info = statSync(path);
@@ -28,7 +28,7 @@ function newestSource(path: string): number {
 let building: Promise<string> | undefined;
 
 /** Builds dist/cloudhost.js unless it is newer than cloudhost/src, src/shared and the build script. */
-export function buildCloudhost(): Promise<string> {
+function buildCloudhost(): Promise<string> {
   building ??= (async () => {
     const sources = [join(root, 'cloudhost', 'src'), join(root, 'src', 'shared'), join(root, 'src', 'tools', 'build-cloudhost.ts'), join(root, 'package.json')];
     const newest = Math.max(...sources.map(newestSource));

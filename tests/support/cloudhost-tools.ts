@@ -1,9 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
-/** The Debian packages the cloud-play host agent and its tests need (CI installs them). */
-export const cloudhostPackages = ['xvfb', 'ffmpeg', 'bubblewrap', 'pulseaudio', 'pulseaudio-utils', 'gcc', 'libx11-dev', 'libxext-dev', 'libseccomp-dev', 'seccomp', 'util-linux'] as const;
-
 const programs: Record<string, string> = {
   Xvfb: 'xvfb',
   ffmpeg: 'ffmpeg',

@@ -27,11 +27,9 @@ import { fetchAt, inheritedEnv, serverProcess, type FetchInit } from './server-p
  */
 
 /** The load balancer's addresses every process is given (never reached: see ClusterNode.at). */
-export const clusterPublicUrl = 'http://cartridge.test';
-export const clusterPlayOrigin = 'http://play.cartridge.test';
+const clusterPublicUrl = 'http://cartridge.test';
+const clusterPlayOrigin = 'http://play.cartridge.test';
 const clusterSecretKey = 'cluster-secret-key-shared-by-every-process-0123456789';
-
-export type { FetchInit };
 
 /** One JSON line of a process's log (LOG_LEVEL=debug: requests, job outcomes, errors). */
 export type LogEntry = { level: string; message: string } & Record<string, unknown>;
@@ -85,7 +83,7 @@ export type ClusterOptions = {
 };
 
 /** The PostgreSQL server the cluster makes its database on. */
-export function postgresServerUrl(): string {
+function postgresServerUrl(): string {
   return process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 }
 
@@ -131,10 +129,10 @@ export async function createScratchDatabase(prefix = 'cartridge_scale'): Promise
   };
 }
 
-export type NodeSpec = { name: string; port: number; playPort: number; dataDir: string; env: Record<string, string> };
+type NodeSpec = { name: string; port: number; playPort: number; dataDir: string; env: Record<string, string> };
 
 /** Starts one process and waits for /health (restart() starts it again on the same ports and DATA_DIR). */
-export async function startNode(spec: NodeSpec, startTimeoutMs = 60_000): Promise<ClusterNode> {
+async function startNode(spec: NodeSpec, startTimeoutMs = 60_000): Promise<ClusterNode> {
   const logPath = join(spec.dataDir, 'server.log');
   const url = `http://127.0.0.1:${spec.port}`;
   const playUrl = `http://127.0.0.1:${spec.playPort}`;
@@ -203,7 +201,7 @@ export async function startNode(spec: NodeSpec, startTimeoutMs = 60_000): Promis
 }
 
 /** The variables of one process of a cluster on this database and bucket. */
-export function nodeEnv(options: { port: number; playPort: number; dataDir: string; databaseUrl: string; s3?: TestS3Server; env?: Record<string, string> }): Record<string, string> {
+function nodeEnv(options: { port: number; playPort: number; dataDir: string; databaseUrl: string; s3?: TestS3Server; env?: Record<string, string> }): Record<string, string> {
   return {
     ...inheritedEnv(),
     NODE_ENV: 'production',
@@ -307,7 +305,7 @@ export function errorsOf(node: ClusterNode): LogEntry[] {
   return node.logEntries().filter((entry) => entry.level === 'error');
 }
 
-export type PartDescriptor = { part: number; hash: string; size: number };
+type PartDescriptor = { part: number; hash: string; size: number };
 
 /**
  * One package through the real API with its parts spread over processes: the record is created on

@@ -14,7 +14,7 @@ import {
 } from '../../src/shared/archive/index.ts';
 import { serveArchives, noise, packFiles, type ArchiveServer, type TestFiles } from '../helper/install-support.ts';
 
-/** src/shared/archive/remote.ts: chunk offsets, run planning, ranged index and chunk reads. */
+/** src/shared/archive/remote/: chunk offsets, run planning, ranged index and chunk reads. */
 let server: ArchiveServer;
 let whole: ArchiveServer;
 const files: TestFiles = { 'a.bin': noise(600_000, 1), 'b.bin': noise(300_000, 2), 'c/same-as-a.bin': noise(600_000, 1) };

@@ -68,7 +68,7 @@ describe('language switch', () => {
     globals.document = { documentElement: html };
     try {
       const i18n = await import('../../src/client/lib/i18n/store.ts');
-      const { getLocale } = await import('../../src/client/paraglide/runtime.js');
+      const { getLocale } = await import('../../src/shared/i18n/paraglide/runtime.js');
       const seen: string[] = [];
       const unsubscribe = i18n.subscribeLanguage((code) => seen.push(code));
       for (const code of languageCodes) {

@@ -8,9 +8,19 @@ import { dirname, join, relative, resolve } from 'node:path';
  * - no import loop at run time (type-only imports aside: with verbatimModuleSyntax they are written
  *   `import type`, which the transpiler drops; dynamic import() loads lazily, so it is no loop either);
  * - src/server/jobs (the queue) imports nothing from src/server/domains (jobs live in their domains);
+ * - src/server/part-uploads (the part protocol packages and content images share) and src/server/storage
+ *   (the blob stores and the chunk-store lock) import no domain;
+ * - no arrow runs up the domains' floors: packages import nothing of content images, and projects'
+ *   services nothing of content images (project media live with the images; only the projects doors
+ *   still serve its routes, until each domain declares its own operations);
+ * - src/server/outbound (calling third parties) imports no domain, and deploys do not reach into sign-in;
  * - src/shared imports none of server, client, cli, helper; src/cli does not import the server;
  * - the companion app (src/helper) imports only itself and src/shared;
- * - the client imports nothing of the server at run time (types only: AppRouter).
+ * - the client imports nothing of the server at run time (types only: AppRouter);
+ * - the server imports nothing of the client, not even types (the messages both speak are compiled to
+ *   src/shared/i18n/paraglide); one exception: serve.ts's HTML import of the client's page
+ *   (src/client/index.html), which Bun bundles into the browser's files (the binary embeds them),
+ *   so no client module runs in the server.
  */
 const root = resolve(import.meta.dir, '../..');
 
@@ -108,6 +118,22 @@ describe('import rules', () => {
     expect(crossing('src/server/jobs', ['src/server/domains'])).toEqual([]);
   });
 
+  test('the part-upload protocol and the blob storage import no domain', () => {
+    expect(crossing('src/server/part-uploads', ['src/server/domains'])).toEqual([]);
+    expect(crossing('src/server/storage', ['src/server/domains'])).toEqual([]);
+  });
+
+  test('packages import nothing of content images; projects services nothing of content images', () => {
+    expect(crossing('src/server/domains/packages', ['src/server/domains/content-images'])).toEqual([]);
+    const isDoor = (line: string) => /\.(rest|trpc)\.ts → /.test(line);
+    expect(crossing('src/server/domains/projects', ['src/server/domains/content-images']).filter((line) => !isDoor(line))).toEqual([]);
+  });
+
+  test('the outbound room imports nothing from the domains; deploys call third parties through it, not through sign-in', () => {
+    expect(crossing('src/server/outbound', ['src/server/domains'])).toEqual([]);
+    expect(crossing('src/server/domains/deploys', ['src/server/domains/auth/external'])).toEqual([]);
+  });
+
   test('shared imports none of server, client, cli, helper; the cli not the server', () => {
     expect(crossing('src/shared', ['src/server', 'src/client', 'src/cli', 'src/helper'])).toEqual([]);
     expect(crossing('src/cli', ['src/server'])).toEqual([]);
@@ -119,5 +145,10 @@ describe('import rules', () => {
 
   test('the client imports only types from the server', () => {
     expect(crossing('src/client', ['src/server'], { runtimeOnly: true })).toEqual([]);
+  });
+
+  test('the server imports nothing from the client but the page it serves', () => {
+    const servedPage = describeEdge({ from: 'src/server/serve.ts', to: 'src/client/index.html', runtime: true });
+    expect(crossing('src/server', ['src/client'])).toEqual([servedPage]);
   });
 });

@@ -1,7 +1,7 @@
 import { trpc } from '../lib/trpc.ts';
 
 /** How often a page that offers Play in cloud asks again whether a machine is online. */
-export const availabilityPollMs = 15_000;
+const availabilityPollMs = 15_000;
 
 /**
  * Whether a host machine is online to take a session now (cloudPlay.availability: a yes or no for any

@@ -8,7 +8,9 @@
  * `new RTCPeerConnection`; the unit tests pass fakes).
  */
 import { cloudPlayRetryMs, noMachineOnlineReason, type CloudSessionState, type CreatedCloudSession } from '../../shared/schemas/cloud-play.ts';
+import { refusalReasonOf } from '../../shared/refusal-reasons.ts';
 import { ApiError } from '../../shared/api/errors.ts';
+import { sleep } from '../../shared/sleep.ts';
 import type { CloudPlayEvent, CloudPlayFailure } from './machine.ts';
 
 export type CloudPlayApi = {
@@ -47,30 +49,11 @@ export type CloudPlayRunnerOptions = {
   unreachableGraceMs?: number;
 };
 
-export const cloudStatePollMs = 2000;
+const cloudStatePollMs = 2000;
 /** A restart or rolling upgrade of the server takes up to a minute; the stream plays on meanwhile. */
-export const unreachableGraceMs = 90_000;
+const unreachableGraceMs = 90_000;
 const gatherTimeoutMs = 3000;
 const stopCloseMs = 2000;
-
-/** Resolves after `ms`, or rejects with the signal's reason once it aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** The error body's code is `timeout` (spec §4: the only failure of session init that is asked again). */
 export function isTimeoutError(error: unknown): boolean {
@@ -112,12 +95,12 @@ export async function whileUnreachable<T>(
 /** The create call's refusal while no machine is online (details.reason no_machine_online). */
 function isNoMachineOnline(error: unknown): boolean {
   const details = error instanceof ApiError ? error.details : (error as { data?: { details?: unknown } } | null)?.data?.details;
-  return typeof details === 'object' && details !== null && (details as { reason?: unknown }).reason === noMachineOnlineReason;
+  return refusalReasonOf(details) === noMachineOnlineReason;
 }
 
 /** connect's refusal of a second answer: after a retry, the first one got through. */
 function isAlreadyConnected(error: unknown): boolean {
-  return error instanceof ApiError && error.code === 'name_conflict' && (error.details as { reason?: unknown } | undefined)?.reason === 'already_connected';
+  return error instanceof ApiError && error.code === 'name_conflict' && refusalReasonOf(error.details) === 'already_connected';
 }
 
 /**

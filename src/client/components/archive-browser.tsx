@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { package_page_contents_empty } from '../paraglide/messages/package_page_contents_empty.js';
-import { package_page_executable } from '../paraglide/messages/package_page_executable.js';
-import { package_page_link_to } from '../paraglide/messages/package_page_link_to.js';
-import { package_page_start_badge } from '../paraglide/messages/package_page_start_badge.js';
+import { package_page_contents_empty } from '../../shared/i18n/paraglide/messages/package_page_contents_empty.js';
+import { package_page_executable } from '../../shared/i18n/paraglide/messages/package_page_executable.js';
+import { package_page_link_to } from '../../shared/i18n/paraglide/messages/package_page_link_to.js';
+import { package_page_start_badge } from '../../shared/i18n/paraglide/messages/package_page_start_badge.js';
 import { compareNames } from '../../shared/archive/bytes.ts';
 import { MODE_EXECUTABLE } from '../../shared/archive/constants.ts';
 import { decodeIndex } from '../../shared/archive/index-decode.ts';
@@ -18,7 +18,7 @@ import { rich, slot } from '../lib/i18n/rich.tsx';
 const m = { package_page_contents_empty, package_page_executable, package_page_link_to, package_page_start_badge };
 
 /** Fetches a package's encoded index from its (signed) URL and decodes it with the shared reader. */
-export async function fetchArchiveIndex(url: string): Promise<ArchiveIndex> {
+async function fetchArchiveIndex(url: string): Promise<ArchiveIndex> {
   const response = await api.fetchFile(url).catch((error: unknown) => {
     // A failed answer is shown as not_found (404) or unexpected_error; no answer stays 'network'.
     if (error instanceof ApiError && error.status > 0) throw new ApiError(error.status === 404 ? 'not_found' : 'unexpected_error');

@@ -1,16 +1,16 @@
-import { deploy_job_build } from '../paraglide/messages/deploy_job_build.js';
-import { deploy_job_channel } from '../paraglide/messages/deploy_job_channel.js';
-import { deploy_job_failed } from '../paraglide/messages/deploy_job_failed.js';
-import { deploy_job_failed_unknown } from '../paraglide/messages/deploy_job_failed_unknown.js';
-import { deploy_job_log } from '../paraglide/messages/deploy_job_log.js';
-import { deploy_job_output } from '../paraglide/messages/deploy_job_output.js';
-import { deploy_job_progress } from '../paraglide/messages/deploy_job_progress.js';
-import { deploy_state_downloading } from '../paraglide/messages/deploy_state_downloading.js';
-import { deploy_state_errored } from '../paraglide/messages/deploy_state_errored.js';
-import { deploy_state_queued } from '../paraglide/messages/deploy_state_queued.js';
-import { deploy_state_succeeded } from '../paraglide/messages/deploy_state_succeeded.js';
-import { deploy_state_unpacking } from '../paraglide/messages/deploy_state_unpacking.js';
-import { deploy_state_uploading } from '../paraglide/messages/deploy_state_uploading.js';
+import { deploy_job_build } from '../../shared/i18n/paraglide/messages/deploy_job_build.js';
+import { deploy_job_channel } from '../../shared/i18n/paraglide/messages/deploy_job_channel.js';
+import { deploy_job_failed } from '../../shared/i18n/paraglide/messages/deploy_job_failed.js';
+import { deploy_job_failed_unknown } from '../../shared/i18n/paraglide/messages/deploy_job_failed_unknown.js';
+import { deploy_job_log } from '../../shared/i18n/paraglide/messages/deploy_job_log.js';
+import { deploy_job_output } from '../../shared/i18n/paraglide/messages/deploy_job_output.js';
+import { deploy_job_progress } from '../../shared/i18n/paraglide/messages/deploy_job_progress.js';
+import { deploy_state_downloading } from '../../shared/i18n/paraglide/messages/deploy_state_downloading.js';
+import { deploy_state_errored } from '../../shared/i18n/paraglide/messages/deploy_state_errored.js';
+import { deploy_state_queued } from '../../shared/i18n/paraglide/messages/deploy_state_queued.js';
+import { deploy_state_succeeded } from '../../shared/i18n/paraglide/messages/deploy_state_succeeded.js';
+import { deploy_state_unpacking } from '../../shared/i18n/paraglide/messages/deploy_state_unpacking.js';
+import { deploy_state_uploading } from '../../shared/i18n/paraglide/messages/deploy_state_uploading.js';
 import { deployOutputOf, watchedState } from '../lib/deploy-jobs.ts';
 import { JobLog } from './job-log.tsx';
 import { rich, slot } from '../lib/i18n/rich.tsx';
@@ -45,7 +45,7 @@ const stateLabels: Record<DeployState, () => string> = {
   errored: m.deploy_state_errored,
 };
 
-export function deployStateLabel(state: DeployState): string {
+function deployStateLabel(state: DeployState): string {
   return stateLabels[state]();
 }
 

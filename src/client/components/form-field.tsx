@@ -1,12 +1,12 @@
 import { useId, type ReactNode } from 'react';
-import { field_limit_reached } from '../paraglide/messages/field_limit_reached.js';
+import { field_limit_reached } from '../../shared/i18n/paraglide/messages/field_limit_reached.js';
 
 /** What the control of a FormField spreads on itself: its id (the label's target) and its description. */
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { field_limit_reached };
 
-export type FieldControlProps = {
+type FieldControlProps = {
   id: string;
   'aria-describedby'?: string;
   'aria-invalid'?: true;

@@ -4,7 +4,7 @@
  * is the same drawing as a file. A logo is not mirrored in right-to-left pages. Decorative: the wordmark
  * beside it (the instance's name) is the link's text.
  */
-export function LogoMark({ className }: { className?: string }) {
+function LogoMark({ className }: { className?: string }) {
   return (
     <svg className={className ? `logo_mark ${className}` : 'logo_mark'} viewBox="0 0 32 32" aria-hidden="true" focusable="false">
       <path className="logo_body" d="M7 2h14.6a1.4 1.4 0 0 1 1 .4l4 4a1.4 1.4 0 0 1 .4 1V28a2 2 0 0 1-2 2H7a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2z" />

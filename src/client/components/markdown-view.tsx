@@ -3,8 +3,8 @@ import { Marked, type MarkedExtension, type TokenizerExtension } from 'marked';
 import markedFootnote from 'marked-footnote';
 import { gfmHeadingId } from 'marked-gfm-heading-id';
 import { useMemo } from 'react';
-import { markdown_footnote_back } from '../paraglide/messages/markdown_footnote_back.js';
-import { markdown_footnotes } from '../paraglide/messages/markdown_footnotes.js';
+import { markdown_footnote_back } from '../../shared/i18n/paraglide/messages/markdown_footnote_back.js';
+import { markdown_footnotes } from '../../shared/i18n/paraglide/messages/markdown_footnotes.js';
 import { getLanguage } from '../lib/i18n/index.ts';
 import { contentAddressOf, contentImageSources, type ContentAddress, type SizedImage } from '../lib/content-image-sources.ts';
 import type { Description } from '../../shared/schemas/projects.ts';
@@ -16,7 +16,7 @@ const m = { markdown_footnote_back, markdown_footnotes };
 export type MarkdownImage = Description['images'][number];
 
 /** What every id in user content starts with, so it never names (clobbers) one of the page's own elements. */
-export const userContentPrefix = 'user-content-';
+const userContentPrefix = 'user-content-';
 
 /** Spec §9: footnote labels have at most this many characters; a longer `[^label]` stays literal text. */
 export const maxFootnoteLabelLength = 999;

@@ -1,13 +1,13 @@
 import { Fragment } from 'react';
-import { add_existing_in_versions } from '../paraglide/messages/add_existing_in_versions.js';
-import { add_existing_no_start_file } from '../paraglide/messages/add_existing_no_start_file.js';
-import { add_existing_start_file } from '../paraglide/messages/add_existing_start_file.js';
-import { add_existing_uploaded } from '../paraglide/messages/add_existing_uploaded.js';
-import { package_page_start_file_none } from '../paraglide/messages/package_page_start_file_none.js';
-import { packages_in_no_version } from '../paraglide/messages/packages_in_no_version.js';
-import { packages_status_errored } from '../paraglide/messages/packages_status_errored.js';
-import { packages_status_processing } from '../paraglide/messages/packages_status_processing.js';
-import { packages_status_uploading } from '../paraglide/messages/packages_status_uploading.js';
+import { add_existing_in_versions } from '../../shared/i18n/paraglide/messages/add_existing_in_versions.js';
+import { add_existing_no_start_file } from '../../shared/i18n/paraglide/messages/add_existing_no_start_file.js';
+import { add_existing_start_file } from '../../shared/i18n/paraglide/messages/add_existing_start_file.js';
+import { add_existing_uploaded } from '../../shared/i18n/paraglide/messages/add_existing_uploaded.js';
+import { package_page_start_file_none } from '../../shared/i18n/paraglide/messages/package_page_start_file_none.js';
+import { packages_in_no_version } from '../../shared/i18n/paraglide/messages/packages_in_no_version.js';
+import { packages_status_errored } from '../../shared/i18n/paraglide/messages/packages_status_errored.js';
+import { packages_status_processing } from '../../shared/i18n/paraglide/messages/packages_status_processing.js';
+import { packages_status_uploading } from '../../shared/i18n/paraglide/messages/packages_status_uploading.js';
 import { formatDate } from '../../shared/format/date.ts';
 import type { Package, PackageVersionRef } from '../../shared/schemas/packages.ts';
 import { useLanguage } from '../lib/i18n/index.ts';
@@ -41,7 +41,7 @@ export function StartFile({ entrypoint, noneText }: { entrypoint: readonly strin
 }
 
 /** 'a/b/c' with a line-break opportunity after each slash, so a long path wraps between its folders. */
-export function PathParts({ parts }: { parts: readonly string[] }) {
+function PathParts({ parts }: { parts: readonly string[] }) {
   return (
     <>
       {parts.map((part, index) => (

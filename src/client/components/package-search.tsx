@@ -1,6 +1,6 @@
 import { useId, useMemo, useState } from 'react';
-import { packages_search_hint } from '../paraglide/messages/packages_search_hint.js';
-import { packages_search_label } from '../paraglide/messages/packages_search_label.js';
+import { packages_search_hint } from '../../shared/i18n/paraglide/messages/packages_search_hint.js';
+import { packages_search_label } from '../../shared/i18n/paraglide/messages/packages_search_label.js';
 import { matchesPackageSearch, type SearchablePackage } from '../../shared/packages/package-search.ts';
 import { tagLabel } from './tag-labels.ts';
 

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, type ReactNode } from 'react';
 import { Link } from 'wouter';
-import { breadcrumb_label } from '../paraglide/messages/breadcrumb_label.js';
-import { nav_home } from '../paraglide/messages/nav_home.js';
+import { breadcrumb_label } from '../../shared/i18n/paraglide/messages/breadcrumb_label.js';
+import { nav_home } from '../../shared/i18n/paraglide/messages/nav_home.js';
 import { findLanguage, getLanguage, languageCodes, requestedLanguage } from '../lib/i18n/index.ts';
 import { useInstance } from '../lib/instance.ts';
 import { applyPageMeta, META_LOADING, type ScreenMeta } from '../lib/page-meta.ts';
@@ -14,11 +14,11 @@ const m = { breadcrumb_label, nav_home };
 export type Crumb = { label: string; href?: string };
 
 /** Spec §2: page title '{title} - {app name}' (APP_NAME, 'Cartridge' by default). */
-export function pageTitle(title: string, appName: string): string {
+function pageTitle(title: string, appName: string): string {
   return documentTitle(title, appName);
 }
 
-export function useDocumentTitle(title: string, meta?: ScreenMeta): void {
+function useDocumentTitle(title: string, meta?: ScreenMeta): void {
   const { appName } = useInstance();
   // Compared by content: a screen re-rendering with the same meta leaves the head alone.
   const metaKey = typeof meta === 'object' ? JSON.stringify(meta) : '';
@@ -59,7 +59,7 @@ export function Page({ title, meta, breadcrumb, pageClass, children }: { title: 
   );
 }
 
-export function Breadcrumb({ items }: { items: Crumb[] }) {
+function Breadcrumb({ items }: { items: Crumb[] }) {
   if (items.length === 0) return null;
   return (
     <nav className="breadcrumb" aria-label={m.breadcrumb_label()}>

@@ -1,9 +1,9 @@
 import { useLayoutEffect, useRef, useState, type CSSProperties, type ReactNode } from 'react';
-import { play_page_controls_label } from '../paraglide/messages/play_page_controls_label.js';
-import { play_page_frame_title } from '../paraglide/messages/play_page_frame_title.js';
-import { play_page_fullscreen } from '../paraglide/messages/play_page_fullscreen.js';
-import { play_page_isolated } from '../paraglide/messages/play_page_isolated.js';
-import { play_page_reset } from '../paraglide/messages/play_page_reset.js';
+import { play_page_controls_label } from '../../shared/i18n/paraglide/messages/play_page_controls_label.js';
+import { play_page_frame_title } from '../../shared/i18n/paraglide/messages/play_page_frame_title.js';
+import { play_page_fullscreen } from '../../shared/i18n/paraglide/messages/play_page_fullscreen.js';
+import { play_page_isolated } from '../../shared/i18n/paraglide/messages/play_page_isolated.js';
+import { play_page_reset } from '../../shared/i18n/paraglide/messages/play_page_reset.js';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).

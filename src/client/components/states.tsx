@@ -1,9 +1,9 @@
 import type { ReactNode } from 'react';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
-import { state_empty } from '../paraglide/messages/state_empty.js';
-import { state_error } from '../paraglide/messages/state_error.js';
-import { state_loading } from '../paraglide/messages/state_loading.js';
-import { state_retry } from '../paraglide/messages/state_retry.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { state_empty } from '../../shared/i18n/paraglide/messages/state_empty.js';
+import { state_error } from '../../shared/i18n/paraglide/messages/state_error.js';
+import { state_loading } from '../../shared/i18n/paraglide/messages/state_loading.js';
+import { state_retry } from '../../shared/i18n/paraglide/messages/state_retry.js';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

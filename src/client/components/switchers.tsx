@@ -1,9 +1,9 @@
 import { useEffect, useId, useRef } from 'react';
-import { language_current } from '../paraglide/messages/language_current.js';
-import { theme_dark } from '../paraglide/messages/theme_dark.js';
-import { theme_label } from '../paraglide/messages/theme_label.js';
-import { theme_light } from '../paraglide/messages/theme_light.js';
-import { theme_system } from '../paraglide/messages/theme_system.js';
+import { language_current } from '../../shared/i18n/paraglide/messages/language_current.js';
+import { theme_dark } from '../../shared/i18n/paraglide/messages/theme_dark.js';
+import { theme_label } from '../../shared/i18n/paraglide/messages/theme_label.js';
+import { theme_light } from '../../shared/i18n/paraglide/messages/theme_light.js';
+import { theme_system } from '../../shared/i18n/paraglide/messages/theme_system.js';
 import { useLanguage } from '../lib/i18n/index.ts';
 import { themeChoices, useTheme, type ThemeChoice } from '../lib/theme/theme.ts';
 import { Chevron, ThemeIcon } from './switcher-icons.tsx';

@@ -1,16 +1,16 @@
 import { parseTag, tagGroups, type TagGroup } from '../../shared/packages/tags.ts';
-import { edit_tags_group_arch } from '../paraglide/messages/edit_tags_group_arch.js';
-import { edit_tags_group_bits } from '../paraglide/messages/edit_tags_group_bits.js';
-import { edit_tags_group_component } from '../paraglide/messages/edit_tags_group_component.js';
-import { edit_tags_group_distro } from '../paraglide/messages/edit_tags_group_distro.js';
-import { edit_tags_group_os } from '../paraglide/messages/edit_tags_group_os.js';
-import { edit_tags_group_packaging } from '../paraglide/messages/edit_tags_group_packaging.js';
-import { edit_tags_group_runtime } from '../paraglide/messages/edit_tags_group_runtime.js';
-import { edit_tags_value_bits } from '../paraglide/messages/edit_tags_value_bits.js';
-import { edit_tags_value_client } from '../paraglide/messages/edit_tags_value_client.js';
-import { edit_tags_value_installer } from '../paraglide/messages/edit_tags_value_installer.js';
-import { edit_tags_value_server } from '../paraglide/messages/edit_tags_value_server.js';
-import { edit_tags_value_web } from '../paraglide/messages/edit_tags_value_web.js';
+import { edit_tags_group_arch } from '../../shared/i18n/paraglide/messages/edit_tags_group_arch.js';
+import { edit_tags_group_bits } from '../../shared/i18n/paraglide/messages/edit_tags_group_bits.js';
+import { edit_tags_group_component } from '../../shared/i18n/paraglide/messages/edit_tags_group_component.js';
+import { edit_tags_group_distro } from '../../shared/i18n/paraglide/messages/edit_tags_group_distro.js';
+import { edit_tags_group_os } from '../../shared/i18n/paraglide/messages/edit_tags_group_os.js';
+import { edit_tags_group_packaging } from '../../shared/i18n/paraglide/messages/edit_tags_group_packaging.js';
+import { edit_tags_group_runtime } from '../../shared/i18n/paraglide/messages/edit_tags_group_runtime.js';
+import { edit_tags_value_bits } from '../../shared/i18n/paraglide/messages/edit_tags_value_bits.js';
+import { edit_tags_value_client } from '../../shared/i18n/paraglide/messages/edit_tags_value_client.js';
+import { edit_tags_value_installer } from '../../shared/i18n/paraglide/messages/edit_tags_value_installer.js';
+import { edit_tags_value_server } from '../../shared/i18n/paraglide/messages/edit_tags_value_server.js';
+import { edit_tags_value_web } from '../../shared/i18n/paraglide/messages/edit_tags_value_web.js';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).

@@ -1,4 +1,4 @@
-import { edit_tags_none } from '../paraglide/messages/edit_tags_none.js';
+import { edit_tags_none } from '../../shared/i18n/paraglide/messages/edit_tags_none.js';
 import { sortTags } from '../../shared/packages/tags.ts';
 import { tagLabel, tagLongLabel } from './tag-labels.ts';
 

@@ -1,6 +1,6 @@
 import { useId } from 'react';
 import { LINUX_TAG, sortTags, tagGroupNames, type TagGroup } from '../../shared/packages/tags.ts';
-import { edit_tags_distro_needs_os } from '../paraglide/messages/edit_tags_distro_needs_os.js';
+import { edit_tags_distro_needs_os } from '../../shared/i18n/paraglide/messages/edit_tags_distro_needs_os.js';
 import { groupTags, tagGroupLabels, tagLabel } from './tag-labels.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

@@ -1,25 +1,27 @@
 import { useId, useState, type FormEvent } from 'react';
-import { deploy_credential_add } from '../paraglide/messages/deploy_credential_add.js';
-import { deploy_credential_default_name } from '../paraglide/messages/deploy_credential_default_name.js';
-import { deploy_credential_dialog_title } from '../paraglide/messages/deploy_credential_dialog_title.js';
-import { deploy_credential_key } from '../paraglide/messages/deploy_credential_key.js';
-import { deploy_credential_key_cannot_push } from '../paraglide/messages/deploy_credential_key_cannot_push.js';
-import { deploy_credential_key_hint } from '../paraglide/messages/deploy_credential_key_hint.js';
-import { deploy_credential_key_invalid } from '../paraglide/messages/deploy_credential_key_invalid.js';
-import { deploy_credential_key_refused } from '../paraglide/messages/deploy_credential_key_refused.js';
-import { deploy_credential_keys_page } from '../paraglide/messages/deploy_credential_keys_page.js';
-import { deploy_credential_name } from '../paraglide/messages/deploy_credential_name.js';
-import { deploy_credential_name_hint } from '../paraglide/messages/deploy_credential_name_hint.js';
-import { deploy_credential_provider } from '../paraglide/messages/deploy_credential_provider.js';
-import { deploy_credential_steam_unsupported } from '../paraglide/messages/deploy_credential_steam_unsupported.js';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
+import { deploy_credential_add } from '../../shared/i18n/paraglide/messages/deploy_credential_add.js';
+import { deploy_credential_default_name } from '../../shared/i18n/paraglide/messages/deploy_credential_default_name.js';
+import { deploy_credential_dialog_title } from '../../shared/i18n/paraglide/messages/deploy_credential_dialog_title.js';
+import { deploy_credential_key } from '../../shared/i18n/paraglide/messages/deploy_credential_key.js';
+import { deploy_credential_key_cannot_push } from '../../shared/i18n/paraglide/messages/deploy_credential_key_cannot_push.js';
+import { deploy_credential_key_hint } from '../../shared/i18n/paraglide/messages/deploy_credential_key_hint.js';
+import { deploy_credential_key_invalid } from '../../shared/i18n/paraglide/messages/deploy_credential_key_invalid.js';
+import { deploy_credential_key_refused } from '../../shared/i18n/paraglide/messages/deploy_credential_key_refused.js';
+import { deploy_credential_keys_page } from '../../shared/i18n/paraglide/messages/deploy_credential_keys_page.js';
+import { deploy_credential_name } from '../../shared/i18n/paraglide/messages/deploy_credential_name.js';
+import { deploy_credential_name_hint } from '../../shared/i18n/paraglide/messages/deploy_credential_name_hint.js';
+import { deploy_credential_provider } from '../../shared/i18n/paraglide/messages/deploy_credential_provider.js';
+import { deploy_credential_steam_unsupported } from '../../shared/i18n/paraglide/messages/deploy_credential_steam_unsupported.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
 import { FormField } from '../components/form-field.tsx';
+import { RadioChoices } from '../components/radio-choices.tsx';
 import { deployProviderLabels, itchKeysPage } from '../lib/deploy-providers.ts';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 import { trpc } from '../lib/trpc.ts';
 import { deployProviderNames, isValidDeployKey, type DeployCredential, type DeployProvider } from '../../shared/schemas/deploy.ts';
+import { refusalReasonOf } from '../../shared/refusal-reasons.ts';
 import { Modal } from './modal.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -38,7 +40,6 @@ const m = {
   deploy_credential_name_hint,
   deploy_credential_provider,
   deploy_credential_steam_unsupported,
-  dialog_cancel,
   dialog_error_message,
 };
 
@@ -50,14 +51,22 @@ function KeysPageLink() {
   );
 }
 
-/** The server's refusal in words: itch.io's two key refusals name the keys page; anything else is the catalogued text. */
+/**
+ * The server's refusal in words, by its details.reason: itch.io's two key refusals name the keys page,
+ * Steam is not supported; anything else is the catalogued text.
+ */
 function refusalOf(failure: unknown) {
   const shown = toDisplayError(failure);
-  const reason = (shown.details as { reason?: unknown } | undefined)?.reason;
-  if (reason === 'key_refused') return rich(m.deploy_credential_key_refused({ link: slot('link') }), { link: <KeysPageLink /> });
-  if (reason === 'key_cannot_push') return rich(m.deploy_credential_key_cannot_push({ link: slot('link') }), { link: <KeysPageLink /> });
-  if (shown.code === 'not_supported') return m.deploy_credential_steam_unsupported();
-  return m.dialog_error_message({ text: errorText(shown) });
+  switch (refusalReasonOf(shown.details)) {
+    case 'key_refused':
+      return rich(m.deploy_credential_key_refused({ link: slot('link') }), { link: <KeysPageLink /> });
+    case 'key_cannot_push':
+      return rich(m.deploy_credential_key_cannot_push({ link: slot('link') }), { link: <KeysPageLink /> });
+    case 'steam_not_supported':
+      return m.deploy_credential_steam_unsupported();
+    default:
+      return m.dialog_error_message({ text: errorText(shown) });
+  }
 }
 
 /**
@@ -98,24 +107,18 @@ export function AddDeployCredentialDialog({ nextNumber, onClose }: { nextNumber:
         </FormField>
         <fieldset className="field">
           <legend>{m.deploy_credential_provider()}</legend>
-          {deployProviderNames
-            .slice()
-            .reverse()
-            .map((name) => (
-              <label className="choice" key={name}>
-                <input
-                  type="radio"
-                  name="provider"
-                  value={name}
-                  checked={provider === name}
-                  onChange={() => {
-                    setProvider(name);
-                    setKey('');
-                  }}
-                />{' '}
-                {deployProviderLabels[name]}
-              </label>
-            ))}
+          <RadioChoices
+            name="provider"
+            options={deployProviderNames
+              .slice()
+              .reverse()
+              .map((name) => ({ value: name, label: deployProviderLabels[name] }))}
+            selected={provider}
+            onSelect={(chosen) => {
+              setProvider(chosen);
+              setKey('');
+            }}
+          />
           {provider === 'steam' ? (
             <p className="notice" role="note">
               {m.deploy_credential_steam_unsupported()}
@@ -139,19 +142,7 @@ export function AddDeployCredentialDialog({ nextNumber, onClose }: { nextNumber:
             )}
           </FormField>
         ) : null}
-        {refusal ? (
-          <p id={problemId} className="form_problem" role="alert">
-            {refusal}
-          </p>
-        ) : null}
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => onClose(null)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" disabled={!keyValid} aria-disabled={create.isPending ? true : undefined}>
-            {m.deploy_credential_add()}
-          </button>
-        </div>
+        <DialogFooter problem={refusal} problemId={problemId} onCancel={() => onClose(null)} submit={{ label: m.deploy_credential_add(), disabled: !keyValid, pending: create.isPending }} />
       </form>
     </Modal>
   );

@@ -1,20 +1,19 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Link } from 'wouter';
-import { deploy_site_add } from '../paraglide/messages/deploy_site_add.js';
-import { deploy_site_address } from '../paraglide/messages/deploy_site_address.js';
-import { deploy_site_address_hint_itch } from '../paraglide/messages/deploy_site_address_hint_itch.js';
-import { deploy_site_address_hint_steam } from '../paraglide/messages/deploy_site_address_hint_steam.js';
-import { deploy_site_address_invalid_itch } from '../paraglide/messages/deploy_site_address_invalid_itch.js';
-import { deploy_site_address_invalid_steam } from '../paraglide/messages/deploy_site_address_invalid_steam.js';
-import { deploy_site_available_none } from '../paraglide/messages/deploy_site_available_none.js';
-import { deploy_site_choose } from '../paraglide/messages/deploy_site_choose.js';
-import { deploy_site_credential } from '../paraglide/messages/deploy_site_credential.js';
-import { deploy_site_dialog_title } from '../paraglide/messages/deploy_site_dialog_title.js';
-import { deploy_site_no_credentials } from '../paraglide/messages/deploy_site_no_credentials.js';
-import { deploy_site_profile_link } from '../paraglide/messages/deploy_site_profile_link.js';
-import { deploy_site_type_address } from '../paraglide/messages/deploy_site_type_address.js';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
+import { deploy_site_add } from '../../shared/i18n/paraglide/messages/deploy_site_add.js';
+import { deploy_site_address } from '../../shared/i18n/paraglide/messages/deploy_site_address.js';
+import { deploy_site_address_hint_itch } from '../../shared/i18n/paraglide/messages/deploy_site_address_hint_itch.js';
+import { deploy_site_address_hint_steam } from '../../shared/i18n/paraglide/messages/deploy_site_address_hint_steam.js';
+import { deploy_site_address_invalid_itch } from '../../shared/i18n/paraglide/messages/deploy_site_address_invalid_itch.js';
+import { deploy_site_address_invalid_steam } from '../../shared/i18n/paraglide/messages/deploy_site_address_invalid_steam.js';
+import { deploy_site_available_none } from '../../shared/i18n/paraglide/messages/deploy_site_available_none.js';
+import { deploy_site_choose } from '../../shared/i18n/paraglide/messages/deploy_site_choose.js';
+import { deploy_site_credential } from '../../shared/i18n/paraglide/messages/deploy_site_credential.js';
+import { deploy_site_dialog_title } from '../../shared/i18n/paraglide/messages/deploy_site_dialog_title.js';
+import { deploy_site_no_credentials } from '../../shared/i18n/paraglide/messages/deploy_site_no_credentials.js';
+import { deploy_site_profile_link } from '../../shared/i18n/paraglide/messages/deploy_site_profile_link.js';
+import { deploy_site_type_address } from '../../shared/i18n/paraglide/messages/deploy_site_type_address.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
 import { FormField } from '../components/form-field.tsx';
 import { RemotePicture } from '../components/remote-picture.tsx';
 import { ErrorState, LoadingState } from '../components/states.tsx';
@@ -24,6 +23,7 @@ import { rich, slot } from '../lib/i18n/rich.tsx';
 import { trpc } from '../lib/trpc.ts';
 import { parseDeploySiteAddress, type AvailableSite, type DeployCredential, type DeploySite } from '../../shared/schemas/deploy.ts';
 import { Modal } from './modal.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -41,7 +41,6 @@ const m = {
   deploy_site_no_credentials,
   deploy_site_profile_link,
   deploy_site_type_address,
-  dialog_cancel,
   dialog_error_message,
 };
 
@@ -155,19 +154,12 @@ export function AddDeploySiteDialog({ projectId, onClose }: { projectId: string;
             </fieldset>
           </>
         ) : null}
-        {serverProblem ? (
-          <p id={problemId} className="form_problem" role="alert">
-            {serverProblem}
-          </p>
-        ) : null}
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => onClose(null)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" disabled={!credential || site === undefined} aria-disabled={create.isPending ? true : undefined}>
-            {m.deploy_site_add()}
-          </button>
-        </div>
+        <DialogFooter
+          problem={serverProblem}
+          problemId={problemId}
+          onCancel={() => onClose(null)}
+          submit={{ label: m.deploy_site_add(), disabled: !credential || site === undefined, pending: create.isPending }}
+        />
       </form>
     </Modal>
   );

@@ -1,11 +1,11 @@
 import { useId, useMemo, useState, type MouseEvent } from 'react';
-import { add_existing_add } from '../paraglide/messages/add_existing_add.js';
-import { add_existing_empty } from '../paraglide/messages/add_existing_empty.js';
-import { add_existing_hint } from '../paraglide/messages/add_existing_hint.js';
-import { add_existing_none_selected } from '../paraglide/messages/add_existing_none_selected.js';
-import { add_existing_title } from '../paraglide/messages/add_existing_title.js';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { packages_no_match } from '../paraglide/messages/packages_no_match.js';
+import { add_existing_add } from '../../shared/i18n/paraglide/messages/add_existing_add.js';
+import { add_existing_empty } from '../../shared/i18n/paraglide/messages/add_existing_empty.js';
+import { add_existing_hint } from '../../shared/i18n/paraglide/messages/add_existing_hint.js';
+import { add_existing_none_selected } from '../../shared/i18n/paraglide/messages/add_existing_none_selected.js';
+import { add_existing_title } from '../../shared/i18n/paraglide/messages/add_existing_title.js';
+import { dialog_cancel } from '../../shared/i18n/paraglide/messages/dialog_cancel.js';
+import { packages_no_match } from '../../shared/i18n/paraglide/messages/packages_no_match.js';
 import { EmptyState, ErrorState, LoadingState } from '../components/states.tsx';
 import { PackageSearchField, usePackageSearch } from '../components/package-search.tsx';
 import { PackageDetails } from '../components/package-facts.tsx';

@@ -1,20 +1,32 @@
 import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_copied } from '../paraglide/messages/dialog_copied.js';
-import { dialog_copy } from '../paraglide/messages/dialog_copy.js';
-import { dialog_copy_failed } from '../paraglide/messages/dialog_copy_failed.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
-import { dialog_error_title } from '../paraglide/messages/dialog_error_title.js';
-import { dialog_ok } from '../paraglide/messages/dialog_ok.js';
-import { dialog_required } from '../paraglide/messages/dialog_required.js';
-import { dialog_retry } from '../paraglide/messages/dialog_retry.js';
+import { dialog_cancel } from '../../shared/i18n/paraglide/messages/dialog_cancel.js';
+import { dialog_copied } from '../../shared/i18n/paraglide/messages/dialog_copied.js';
+import { dialog_copy } from '../../shared/i18n/paraglide/messages/dialog_copy.js';
+import { dialog_copy_failed } from '../../shared/i18n/paraglide/messages/dialog_copy_failed.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { dialog_error_title } from '../../shared/i18n/paraglide/messages/dialog_error_title.js';
+import { dialog_ok } from '../../shared/i18n/paraglide/messages/dialog_ok.js';
+import { dialog_required } from '../../shared/i18n/paraglide/messages/dialog_required.js';
+import { dialog_retry } from '../../shared/i18n/paraglide/messages/dialog_retry.js';
 import { FormField } from '../components/form-field.tsx';
 import { errorText, type DisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { dialog_cancel, dialog_copied, dialog_copy, dialog_copy_failed, dialog_error_message, dialog_error_title, dialog_ok, dialog_required, dialog_retry };
+
+/** The one button of a dialog that only tells: OK, focused. */
+function OkActions({ onClose }: { onClose: () => void }) {
+  return (
+    <div className="dialog_actions">
+      <button type="button" className="button button_primary" data-autofocus onClick={onClose}>
+        {m.dialog_ok()}
+      </button>
+    </div>
+  );
+}
 
 export function OkDialog({ title, message, onClose }: { title: string; message: ReactNode; onClose: () => void }) {
   const messageId = useId();
@@ -23,11 +35,7 @@ export function OkDialog({ title, message, onClose }: { title: string; message: 
       <div id={messageId} className="dialog_body">
         {message}
       </div>
-      <div className="dialog_actions">
-        <button type="button" className="button button_primary" data-autofocus onClick={onClose}>
-          {m.dialog_ok()}
-        </button>
-      </div>
+      <OkActions onClose={onClose} />
     </Modal>
   );
 }
@@ -64,23 +72,36 @@ export function CopyTextDialog({ title, message, text, label, onClose }: { title
           {copyState === 'failed' ? m.dialog_copy_failed() : copyState === 'copied' ? m.dialog_copied() : ''}
         </span>
       </div>
-      <div className="dialog_actions">
-        <button type="button" className="button button_primary" data-autofocus onClick={onClose}>
-          {m.dialog_ok()}
-        </button>
-      </div>
+      <OkActions onClose={onClose} />
     </Modal>
   );
 }
 
-export function ConfirmDialog(props: {
+export type ConfirmOptions = {
   title: string;
   message: ReactNode;
+  /** Label of the confirming button; 'OK' by default. */
   confirmLabel?: string;
+  /** Red styling of the confirming button for destructive actions. */
   danger?: boolean;
+  /** Which button has focus when the dialog opens; 'ok' by default, 'cancel' is safer for danger. */
   defaultFocus?: 'ok' | 'cancel';
-  onClose: (confirmed: boolean) => void;
-}) {
+};
+
+export type PromptOptions = {
+  title: string;
+  label: string;
+  initialValue?: string;
+  /** Return a message to refuse the value; the empty value is refused unless allowEmpty. */
+  validate?: (value: string) => string | undefined;
+  allowEmpty?: boolean;
+  maxLength?: number;
+  /** A problem shown as the prompt opens (the server refused what it is asked again with). */
+  initialProblem?: string;
+  confirmLabel?: string;
+};
+
+export function ConfirmDialog(props: ConfirmOptions & { onClose: (confirmed: boolean) => void }) {
   const messageId = useId();
   const focusCancel = props.defaultFocus === 'cancel';
   return (
@@ -105,18 +126,7 @@ export function ConfirmDialog(props: {
   );
 }
 
-export function PromptDialog(props: {
-  title: string;
-  label: string;
-  initialValue?: string;
-  validate?: (value: string) => string | undefined;
-  allowEmpty?: boolean;
-  maxLength?: number;
-  /** A problem to show at once (the server refused the value the prompt is asked again with). */
-  initialProblem?: string;
-  confirmLabel?: string;
-  onClose: (value: string | null) => void;
-}) {
+export function PromptDialog(props: PromptOptions & { onClose: (value: string | null) => void }) {
   const [value, setValue] = useState(props.initialValue ?? '');
   const [problem, setProblem] = useState<string | undefined>(props.initialProblem);
   const submit = (event: FormEvent) => {
@@ -146,14 +156,7 @@ export function PromptDialog(props: {
             />
           )}
         </FormField>
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => props.onClose(null)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary">
-            {props.confirmLabel ?? m.dialog_ok()}
-          </button>
-        </div>
+        <DialogFooter onCancel={() => props.onClose(null)} submit={{ label: props.confirmLabel ?? m.dialog_ok() }} />
       </form>
     </Modal>
   );

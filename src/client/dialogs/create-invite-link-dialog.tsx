@@ -1,30 +1,31 @@
 import { useId, useState, type FormEvent } from 'react';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
-import { invite_link_admin } from '../paraglide/messages/invite_link_admin.js';
-import { invite_link_approval } from '../paraglide/messages/invite_link_approval.js';
-import { invite_link_create } from '../paraglide/messages/invite_link_create.js';
-import { invite_link_date } from '../paraglide/messages/invite_link_date.js';
-import { invite_link_date_invalid } from '../paraglide/messages/invite_link_date_invalid.js';
-import { invite_link_expiry } from '../paraglide/messages/invite_link_expiry.js';
-import { invite_link_expiry_never } from '../paraglide/messages/invite_link_expiry_never.js';
-import { invite_link_expiry_on } from '../paraglide/messages/invite_link_expiry_on.js';
-import { invite_link_immediate } from '../paraglide/messages/invite_link_immediate.js';
-import { invite_link_seats } from '../paraglide/messages/invite_link_seats.js';
-import { invite_link_seats_count } from '../paraglide/messages/invite_link_seats_count.js';
-import { invite_link_seats_invalid } from '../paraglide/messages/invite_link_seats_invalid.js';
-import { invite_link_seats_limit } from '../paraglide/messages/invite_link_seats_limit.js';
-import { invite_link_seats_none } from '../paraglide/messages/invite_link_seats_none.js';
-import { invite_link_title } from '../paraglide/messages/invite_link_title.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { invite_link_admin } from '../../shared/i18n/paraglide/messages/invite_link_admin.js';
+import { invite_link_approval } from '../../shared/i18n/paraglide/messages/invite_link_approval.js';
+import { invite_link_create } from '../../shared/i18n/paraglide/messages/invite_link_create.js';
+import { invite_link_date } from '../../shared/i18n/paraglide/messages/invite_link_date.js';
+import { invite_link_date_invalid } from '../../shared/i18n/paraglide/messages/invite_link_date_invalid.js';
+import { invite_link_expiry } from '../../shared/i18n/paraglide/messages/invite_link_expiry.js';
+import { invite_link_expiry_never } from '../../shared/i18n/paraglide/messages/invite_link_expiry_never.js';
+import { invite_link_expiry_on } from '../../shared/i18n/paraglide/messages/invite_link_expiry_on.js';
+import { invite_link_immediate } from '../../shared/i18n/paraglide/messages/invite_link_immediate.js';
+import { invite_link_seats } from '../../shared/i18n/paraglide/messages/invite_link_seats.js';
+import { invite_link_seats_count } from '../../shared/i18n/paraglide/messages/invite_link_seats_count.js';
+import { invite_link_seats_invalid } from '../../shared/i18n/paraglide/messages/invite_link_seats_invalid.js';
+import { invite_link_seats_limit } from '../../shared/i18n/paraglide/messages/invite_link_seats_limit.js';
+import { invite_link_seats_none } from '../../shared/i18n/paraglide/messages/invite_link_seats_none.js';
+import { invite_link_title } from '../../shared/i18n/paraglide/messages/invite_link_title.js';
 import { FormField } from '../components/form-field.tsx';
+import { RadioChoices } from '../components/radio-choices.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { trpc } from '../lib/trpc.ts';
 import type { CreatedInvite } from '../../shared/schemas/projects.ts';
 import { Modal } from './modal.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { dialog_cancel, dialog_error_message, invite_link_admin, invite_link_approval, invite_link_create, invite_link_date, invite_link_date_invalid, invite_link_expiry, invite_link_expiry_never, invite_link_expiry_on, invite_link_immediate, invite_link_seats, invite_link_seats_count, invite_link_seats_invalid, invite_link_seats_limit, invite_link_seats_none, invite_link_title };
+const m = { dialog_error_message, invite_link_admin, invite_link_approval, invite_link_create, invite_link_date, invite_link_date_invalid, invite_link_expiry, invite_link_expiry_never, invite_link_expiry_on, invite_link_immediate, invite_link_seats, invite_link_seats_count, invite_link_seats_invalid, invite_link_seats_limit, invite_link_seats_none, invite_link_title };
 
 /** createInviteInput's bound on seats. */
 const maxSeats = 1_000_000;
@@ -83,12 +84,7 @@ export function CreateInviteLinkDialog({ projectId, onClose }: { projectId: stri
       <form className="dialog_form" onSubmit={(event) => void submit(event)} noValidate>
         <fieldset className="field">
           <legend>{m.invite_link_expiry()}</legend>
-          <label className="choice">
-            <input type="radio" name="expiry" value="never" data-autofocus checked={expiry === 'never'} onChange={() => setExpiry('never')} /> {m.invite_link_expiry_never()}
-          </label>
-          <label className="choice">
-            <input type="radio" name="expiry" value="date" checked={expiry === 'date'} onChange={() => setExpiry('date')} /> {m.invite_link_expiry_on()}
-          </label>
+          <RadioChoices name="expiry" options={[{ value: 'never', label: m.invite_link_expiry_never() }, { value: 'date', label: m.invite_link_expiry_on() }]} selected={expiry} onSelect={setExpiry} autoFocus />
           {expiry === 'date' ? (
             <FormField label={m.invite_link_date()} error={problems.date}>
               {(control) => <input {...control} type="date" className="input" min={localDay(new Date())} value={day} onChange={(event) => setDay(event.currentTarget.value)} />}
@@ -97,21 +93,11 @@ export function CreateInviteLinkDialog({ projectId, onClose }: { projectId: stri
         </fieldset>
         <fieldset className="field">
           <legend>{m.invite_link_approval()}</legend>
-          <label className="choice">
-            <input type="radio" name="approval" value="immediate" checked={approval === 'immediate'} onChange={() => setApproval('immediate')} /> {m.invite_link_immediate()}
-          </label>
-          <label className="choice">
-            <input type="radio" name="approval" value="admin" checked={approval === 'admin'} onChange={() => setApproval('admin')} /> {m.invite_link_admin()}
-          </label>
+          <RadioChoices name="approval" options={[{ value: 'immediate', label: m.invite_link_immediate() }, { value: 'admin', label: m.invite_link_admin() }]} selected={approval} onSelect={setApproval} />
         </fieldset>
         <fieldset className="field">
           <legend>{m.invite_link_seats()}</legend>
-          <label className="choice">
-            <input type="radio" name="seats" value="none" checked={seatMode === 'none'} onChange={() => setSeatMode('none')} /> {m.invite_link_seats_none()}
-          </label>
-          <label className="choice">
-            <input type="radio" name="seats" value="limit" checked={seatMode === 'limit'} onChange={() => setSeatMode('limit')} /> {m.invite_link_seats_limit()}
-          </label>
+          <RadioChoices name="seats" options={[{ value: 'none', label: m.invite_link_seats_none() }, { value: 'limit', label: m.invite_link_seats_limit() }]} selected={seatMode} onSelect={setSeatMode} />
           {seatMode === 'limit' ? (
             <FormField label={m.invite_link_seats_count()} error={problems.seats}>
               {(control) => (
@@ -130,19 +116,7 @@ export function CreateInviteLinkDialog({ projectId, onClose }: { projectId: stri
             </FormField>
           ) : null}
         </fieldset>
-        {problems.server ? (
-          <p id={problemId} className="form_problem" role="alert">
-            {problems.server}
-          </p>
-        ) : null}
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => onClose(null)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" aria-disabled={create.isPending ? true : undefined}>
-            {m.invite_link_create()}
-          </button>
-        </div>
+        <DialogFooter problem={problems.server} problemId={problemId} onCancel={() => onClose(null)} submit={{ label: m.invite_link_create(), pending: create.isPending }} />
       </form>
     </Modal>
   );

@@ -1,56 +1,40 @@
 import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
-import { deploy_credential_steam_unsupported } from '../paraglide/messages/deploy_credential_steam_unsupported.js';
-import { deploy_dialog_butler_missing } from '../paraglide/messages/deploy_dialog_butler_missing.js';
-import { deploy_dialog_channel } from '../paraglide/messages/deploy_dialog_channel.js';
-import { deploy_dialog_channel_busy } from '../paraglide/messages/deploy_dialog_channel_busy.js';
-import { deploy_dialog_channel_invalid } from '../paraglide/messages/deploy_dialog_channel_invalid.js';
-import { deploy_dialog_close } from '../paraglide/messages/deploy_dialog_close.js';
-import { deploy_dialog_deploy } from '../paraglide/messages/deploy_dialog_deploy.js';
-import { deploy_dialog_manage_link } from '../paraglide/messages/deploy_dialog_manage_link.js';
-import { deploy_dialog_no_sites } from '../paraglide/messages/deploy_dialog_no_sites.js';
-import { deploy_dialog_no_sites_ask } from '../paraglide/messages/deploy_dialog_no_sites_ask.js';
-import { deploy_dialog_packages } from '../paraglide/messages/deploy_dialog_packages.js';
-import { deploy_dialog_site } from '../paraglide/messages/deploy_dialog_site.js';
-import { deploy_dialog_site_choose } from '../paraglide/messages/deploy_dialog_site_choose.js';
-import { deploy_dialog_title } from '../paraglide/messages/deploy_dialog_title.js';
-import { deploy_no_packages } from '../paraglide/messages/deploy_no_packages.js';
-import { deploy_progress_intro } from '../paraglide/messages/deploy_progress_intro.js';
-import { deploy_shared_channel } from '../paraglide/messages/deploy_shared_channel.js';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
+import { deploy_dialog_channel } from '../../shared/i18n/paraglide/messages/deploy_dialog_channel.js';
+import { deploy_dialog_channel_invalid } from '../../shared/i18n/paraglide/messages/deploy_dialog_channel_invalid.js';
+import { deploy_dialog_close } from '../../shared/i18n/paraglide/messages/deploy_dialog_close.js';
+import { deploy_dialog_deploy } from '../../shared/i18n/paraglide/messages/deploy_dialog_deploy.js';
+import { deploy_dialog_manage_link } from '../../shared/i18n/paraglide/messages/deploy_dialog_manage_link.js';
+import { deploy_dialog_no_sites } from '../../shared/i18n/paraglide/messages/deploy_dialog_no_sites.js';
+import { deploy_dialog_no_sites_ask } from '../../shared/i18n/paraglide/messages/deploy_dialog_no_sites_ask.js';
+import { deploy_dialog_packages } from '../../shared/i18n/paraglide/messages/deploy_dialog_packages.js';
+import { deploy_dialog_site } from '../../shared/i18n/paraglide/messages/deploy_dialog_site.js';
+import { deploy_dialog_site_choose } from '../../shared/i18n/paraglide/messages/deploy_dialog_site_choose.js';
+import { deploy_dialog_title } from '../../shared/i18n/paraglide/messages/deploy_dialog_title.js';
+import { deploy_no_packages } from '../../shared/i18n/paraglide/messages/deploy_no_packages.js';
+import { deploy_progress_intro } from '../../shared/i18n/paraglide/messages/deploy_progress_intro.js';
+import { dialog_cancel } from '../../shared/i18n/paraglide/messages/dialog_cancel.js';
 import { DeployChannel, DeployJobStatus } from '../components/deploy-job.tsx';
 import { FormField } from '../components/form-field.tsx';
 import { ErrorState, LoadingState } from '../components/states.tsx';
 import { TagList } from '../components/tag-list.tsx';
-import { api, ApiError } from '../lib/api.ts';
+import { api } from '../lib/api.ts';
 import { deployProviderLabels } from '../lib/deploy-providers.ts';
 import { forgetStoredDeploy, saveStoredDeploy, storedDeployOf, useWatchedJobs, type StoredDeploy } from '../lib/deploy-jobs.ts';
-import { errorText, toDisplayError } from '../lib/errors.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
 import { trpc } from '../lib/trpc.ts';
 import { routes } from '../../shared/api/routes.ts';
-import {
-  defaultItchChannel,
-  deployChannelSchema,
-  findSharedChannel,
-  noPackagesToDeployMessage,
-  sharedChannelMessage,
-  type DeployProblem,
-  type DeploySite,
-} from '../../shared/schemas/deploy.ts';
+import { defaultItchChannel, deployChannelSchema, findSharedChannel } from '../../shared/schemas/deploy.ts';
 import type { Project } from '../../shared/schemas/projects.ts';
+import { deployRefusalText, problemText, sharedChannelText } from './deploy-refusal.tsx';
 import { Modal } from './modal.tsx';
 import type { Dialogs } from './dialog-api.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = {
-  deploy_credential_steam_unsupported,
-  deploy_dialog_butler_missing,
   deploy_dialog_channel,
-  deploy_dialog_channel_busy,
   deploy_dialog_channel_invalid,
   deploy_dialog_close,
   deploy_dialog_deploy,
@@ -63,45 +47,13 @@ const m = {
   deploy_dialog_title,
   deploy_no_packages,
   deploy_progress_intro,
-  deploy_shared_channel,
   dialog_cancel,
-  dialog_error_message,
 };
 
 /** The project's deploy sites (GET .../deploy-sites, REST: its deployProblem tells what the server lacks). */
-export const deploySitesKey = (projectId: string) => ['deploy-sites', projectId] as const;
+const deploySitesKey = (projectId: string) => ['deploy-sites', projectId] as const;
 /** The version's deploys of the last week (GET .../versions/{version}/deploys). */
 export const versionDeploysKey = (projectId: string, versionId: string) => ['version-deploys', projectId, versionId] as const;
-
-/** Why the site cannot take a deploy now, in the reader's language (the server's sentence for a problem this client does not know). */
-function problemText(problem: DeployProblem, serverText: string | null): string | undefined {
-  if (problem === 'butler_missing') return m.deploy_dialog_butler_missing();
-  if (problem === 'steam_not_supported') return m.deploy_credential_steam_unsupported();
-  return problem ? (serverText ?? problem) : undefined;
-}
-
-/** The spec §5 refusal of two or more packages on one channel, with its count and channel in place. */
-function sharedChannelText(count: number, channel: string): ReactNode {
-  return rich(m.deploy_shared_channel({ count: String(count), channel: slot('channel') }), { channel: <DeployChannel channel={channel} /> });
-}
-
-const sharedChannelPattern = /^Multiple packages cannot be deployed to a single channel\. Currently (\d+) packages are set to deploy to channel (.+)\.$/s;
-
-/**
- * The server's refusal of a deploy in words: the §5 sentences (the server says them in English, word for
- * word as src/shared/schemas/deploy.ts has them) in the reader's language, butler missing or Steam as the
- * site's problem, a channel busy with another package; anything else as the catalogued 'Error: …'.
- */
-function refusalOf(failure: unknown, site: DeploySite | undefined): ReactNode {
-  const shown = toDisplayError(failure);
-  const message = failure instanceof ApiError ? failure.message : undefined;
-  if (shown.code === 'bad_param' && message === noPackagesToDeployMessage) return m.deploy_no_packages();
-  const shared = shown.code === 'bad_param' && message ? sharedChannelPattern.exec(message) : null;
-  if (shared && message === sharedChannelMessage(Number(shared[1]), shared[2]!)) return sharedChannelText(Number(shared[1]), shared[2]!);
-  if (shown.code === 'not_supported') return problemText(site?.provider === 'steam' ? 'steam_not_supported' : 'butler_missing', null);
-  if (shown.code === 'name_conflict') return m.deploy_dialog_channel_busy();
-  return m.dialog_error_message({ text: errorText(shown) });
-}
 
 /** Version ids whose dialog is on screen: the Deploy button and the reload check never open a second one. */
 const openDialogs = new Set<string>();
@@ -132,7 +84,7 @@ export async function openDeployToSiteDialog(dialogs: Dialogs, props: Omit<Deplo
  * package and turns the dialog into their live progress, which a reload reopens (sessionStorage) until the
  * user closes the dialog. The jobs go on on the server after it closes.
  */
-export function DeployToSiteDialog({ project, versionId, resume, onStarted, onClose }: DeployToSiteDialogProps) {
+function DeployToSiteDialog({ project, versionId, resume, onStarted, onClose }: DeployToSiteDialogProps) {
   const [started, setStarted] = useState<StoredDeploy | undefined>(resume);
   useEffect(() => {
     openDialogs.add(versionId);
@@ -205,7 +157,7 @@ function DeployForm({ project, versionId, onCancel, onStarted }: { project: Proj
       });
       onStarted(storedDeployOf(project.id, versionId, reply.jobs));
     } catch (failure) {
-      setRefusal(refusalOf(failure, site));
+      setRefusal(deployRefusalText(failure));
       setPending(false);
     }
   };

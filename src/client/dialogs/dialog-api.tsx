@@ -1,31 +1,7 @@
 import type { ReactNode } from 'react';
 import { toDisplayError, type DisplayError } from '../lib/errors.ts';
-import { ConfirmDialog, CopyTextDialog, ErrorDialog, OkDialog, PromptDialog } from './basic-dialogs.tsx';
+import { ConfirmDialog, CopyTextDialog, ErrorDialog, OkDialog, PromptDialog, type ConfirmOptions, type PromptOptions } from './basic-dialogs.tsx';
 import type { OpenDialog } from './dialog-provider.tsx';
-
-export type ConfirmOptions = {
-  title: string;
-  message: ReactNode;
-  /** Label of the confirming button; 'OK' by default. */
-  confirmLabel?: string;
-  /** Red styling of the confirming button for destructive actions. */
-  danger?: boolean;
-  /** Which button has focus when the dialog opens; 'ok' by default, 'cancel' is safer for danger. */
-  defaultFocus?: 'ok' | 'cancel';
-};
-
-export type PromptOptions = {
-  title: string;
-  label: string;
-  initialValue?: string;
-  /** Return a message to refuse the value; the empty value is refused unless allowEmpty. */
-  validate?: (value: string) => string | undefined;
-  allowEmpty?: boolean;
-  maxLength?: number;
-  /** A problem shown as the prompt opens (the server refused what it is asked again with). */
-  initialProblem?: string;
-  confirmLabel?: string;
-};
 
 export type Dialogs = {
   /** Simple OK dialog. */

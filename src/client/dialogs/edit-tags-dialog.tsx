@@ -1,15 +1,15 @@
 import { useState, type FormEvent } from 'react';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
-import { edit_tags_save } from '../paraglide/messages/edit_tags_save.js';
-import { edit_tags_title } from '../paraglide/messages/edit_tags_title.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { edit_tags_save } from '../../shared/i18n/paraglide/messages/edit_tags_save.js';
+import { edit_tags_title } from '../../shared/i18n/paraglide/messages/edit_tags_title.js';
 import { TagPicker } from '../components/tag-picker.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { dialog_cancel, dialog_error_message, edit_tags_save, edit_tags_title };
+const m = { dialog_error_message, edit_tags_save, edit_tags_title };
 
 /**
  * Spec §2 'edit package tags': the tag picker and Save. onSubmit saves (a failure stays in the dialog
@@ -35,19 +35,7 @@ export function EditTagsDialog({ initial, onSubmit, onClose }: { initial: string
     <Modal title={m.edit_tags_title()} onCancel={() => onClose(false)} className="edit_tags_dialog">
       <form className="dialog_form" onSubmit={(event) => void submit(event)} noValidate>
         <TagPicker value={tags} onChange={setTags} disabled={busy} />
-        {problem ? (
-          <p className="form_problem" role="alert">
-            {problem}
-          </p>
-        ) : null}
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => onClose(false)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" data-autofocus disabled={busy}>
-            {m.edit_tags_save()}
-          </button>
-        </div>
+        <DialogFooter problem={problem} onCancel={() => onClose(false)} submit={{ label: m.edit_tags_save(), disabled: busy, autoFocus: true }} />
       </form>
     </Modal>
   );

@@ -1,19 +1,18 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
-import { install_dialog_busy } from '../paraglide/messages/install_dialog_busy.js';
-import { install_dialog_existing_hint } from '../paraglide/messages/install_dialog_existing_hint.js';
-import { package_page_install } from '../paraglide/messages/package_page_install.js';
-import { install_dialog_name } from '../paraglide/messages/install_dialog_name.js';
-import { install_dialog_name_invalid } from '../paraglide/messages/install_dialog_name_invalid.js';
-import { install_dialog_name_taken } from '../paraglide/messages/install_dialog_name_taken.js';
-import { install_dialog_new } from '../paraglide/messages/install_dialog_new.js';
-import { install_dialog_no_workspaces } from '../paraglide/messages/install_dialog_no_workspaces.js';
-import { install_dialog_title } from '../paraglide/messages/install_dialog_title.js';
-import { install_dialog_where } from '../paraglide/messages/install_dialog_where.js';
-import { install_dialog_workspace } from '../paraglide/messages/install_dialog_workspace.js';
-import { install_dialog_workspace_choose } from '../paraglide/messages/install_dialog_workspace_choose.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { install_dialog_busy } from '../../shared/i18n/paraglide/messages/install_dialog_busy.js';
+import { install_dialog_existing_hint } from '../../shared/i18n/paraglide/messages/install_dialog_existing_hint.js';
+import { package_page_install } from '../../shared/i18n/paraglide/messages/package_page_install.js';
+import { install_dialog_name } from '../../shared/i18n/paraglide/messages/install_dialog_name.js';
+import { install_dialog_name_invalid } from '../../shared/i18n/paraglide/messages/install_dialog_name_invalid.js';
+import { install_dialog_name_taken } from '../../shared/i18n/paraglide/messages/install_dialog_name_taken.js';
+import { install_dialog_new } from '../../shared/i18n/paraglide/messages/install_dialog_new.js';
+import { install_dialog_no_workspaces } from '../../shared/i18n/paraglide/messages/install_dialog_no_workspaces.js';
+import { install_dialog_title } from '../../shared/i18n/paraglide/messages/install_dialog_title.js';
+import { install_dialog_where } from '../../shared/i18n/paraglide/messages/install_dialog_where.js';
+import { install_dialog_workspace } from '../../shared/i18n/paraglide/messages/install_dialog_workspace.js';
+import { install_dialog_workspace_choose } from '../../shared/i18n/paraglide/messages/install_dialog_workspace_choose.js';
 import { FormField } from '../components/form-field.tsx';
 import { ErrorState, LoadingState } from '../components/states.tsx';
 import { rich, slot } from '../lib/i18n/rich.tsx';
@@ -30,11 +29,11 @@ import { helperErrorText } from '../lib/local-app/helper.ts';
 import { useLocalApp } from '../lib/local-app/use-local-app.ts';
 import type { Workdir } from '../../shared/schemas/local-helper.ts';
 import { Modal } from './modal.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = {
-  dialog_cancel,
   dialog_error_message,
   install_dialog_busy,
   install_dialog_existing_hint,
@@ -53,7 +52,7 @@ const m = {
 const NEW = 'new';
 
 /** The workdirs in the dialog's order: those of the same project first, then the others, by path. */
-export function orderWorkdirs(workdirs: readonly Workdir[], projectId: string): Workdir[] {
+function orderWorkdirs(workdirs: readonly Workdir[], projectId: string): Workdir[] {
   return [...workdirs].sort((a, b) => Number(b.project_id === projectId) - Number(a.project_id === projectId) || a.local_path.localeCompare(b.local_path));
 }
 
@@ -185,19 +184,7 @@ export function InstallPackageDialog({ pkg, onClose }: { pkg: InstallablePackage
             </div>
           </fieldset>
         )}
-        {problem ? (
-          <p id={ids.problem} className="form_problem" role="alert">
-            {problem}
-          </p>
-        ) : null}
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => onClose(null)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" disabled={!ready || busy} aria-busy={busy || undefined}>
-            {m.package_page_install()}
-          </button>
-        </div>
+        <DialogFooter problem={problem} problemId={ids.problem} onCancel={() => onClose(null)} submit={{ label: m.package_page_install(), disabled: !ready || busy, busy }} />
       </form>
     </Modal>
   );

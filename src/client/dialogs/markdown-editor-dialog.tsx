@@ -1,25 +1,24 @@
 import { useDeferredValue, useId, useState, type FormEvent } from 'react';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
-import { markdown_editor_hint } from '../paraglide/messages/markdown_editor_hint.js';
-import { markdown_editor_images_hint } from '../paraglide/messages/markdown_editor_images_hint.js';
-import { markdown_editor_images_pending } from '../paraglide/messages/markdown_editor_images_pending.js';
-import { markdown_editor_label } from '../paraglide/messages/markdown_editor_label.js';
-import { markdown_editor_preview } from '../paraglide/messages/markdown_editor_preview.js';
-import { markdown_editor_preview_empty } from '../paraglide/messages/markdown_editor_preview_empty.js';
-import { markdown_editor_save } from '../paraglide/messages/markdown_editor_save.js';
-import { markdown_editor_too_long } from '../paraglide/messages/markdown_editor_too_long.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { markdown_editor_hint } from '../../shared/i18n/paraglide/messages/markdown_editor_hint.js';
+import { markdown_editor_images_hint } from '../../shared/i18n/paraglide/messages/markdown_editor_images_hint.js';
+import { markdown_editor_images_pending } from '../../shared/i18n/paraglide/messages/markdown_editor_images_pending.js';
+import { markdown_editor_label } from '../../shared/i18n/paraglide/messages/markdown_editor_label.js';
+import { markdown_editor_preview } from '../../shared/i18n/paraglide/messages/markdown_editor_preview.js';
+import { markdown_editor_preview_empty } from '../../shared/i18n/paraglide/messages/markdown_editor_preview_empty.js';
+import { markdown_editor_save } from '../../shared/i18n/paraglide/messages/markdown_editor_save.js';
+import { markdown_editor_too_long } from '../../shared/i18n/paraglide/messages/markdown_editor_too_long.js';
 import { FormField } from '../components/form-field.tsx';
 import { MarkdownView, type MarkdownImage } from '../components/markdown-view.tsx';
 import { referencedImages } from '../lib/content-images.ts';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { Modal } from './modal.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 import { PastedImageList, useImageTextarea } from './pasted-images.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = {
-  dialog_cancel,
   dialog_error_message,
   markdown_editor_hint,
   markdown_editor_images_hint,
@@ -32,7 +31,7 @@ const m = {
 };
 
 /** The server's limit for markdown content (descriptionSchema). */
-export const markdownMaxLength = 100_000;
+const markdownMaxLength = 100_000;
 
 /** The preview's ids: never the same as those of the page behind the dialog showing the same content. */
 const previewIdPrefix = 'user-content-preview-';
@@ -137,19 +136,7 @@ export function MarkdownEditorDialog({ title, initial, images: initialImages, pr
             )}
           </section>
         </div>
-        {problem ? (
-          <p id={problemId} className="form_problem" role="alert">
-            {problem}
-          </p>
-        ) : null}
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => onClose(false)} disabled={saving}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" disabled={saving}>
-            {m.markdown_editor_save()}
-          </button>
-        </div>
+        <DialogFooter problem={problem} problemId={problemId} onCancel={() => onClose(false)} cancelDisabled={saving} submit={{ label: m.markdown_editor_save(), disabled: saving }} />
       </form>
     </Modal>
   );

@@ -1,21 +1,21 @@
 import { useId, useRef, useState, type FormEvent, type ReactNode } from 'react';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
-import { dialog_required } from '../paraglide/messages/dialog_required.js';
-import { version_description_label } from '../paraglide/messages/version_description_label.js';
-import { version_packages_label } from '../paraglide/messages/version_packages_label.js';
-import { version_packages_later } from '../paraglide/messages/version_packages_later.js';
-import { version_title_label } from '../paraglide/messages/version_title_label.js';
-import { version_title_invalid } from '../paraglide/messages/version_title_invalid.js';
-import { version_title_taken } from '../paraglide/messages/version_title_taken.js';
-import { project_overview_too_long } from '../paraglide/messages/project_overview_too_long.js';
-import { upload_waiting } from '../paraglide/messages/upload_waiting.js';
-import { markdown_editor_images_hint } from '../paraglide/messages/markdown_editor_images_hint.js';
-import { markdown_editor_images_pending } from '../paraglide/messages/markdown_editor_images_pending.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { dialog_required } from '../../shared/i18n/paraglide/messages/dialog_required.js';
+import { version_description_label } from '../../shared/i18n/paraglide/messages/version_description_label.js';
+import { version_packages_label } from '../../shared/i18n/paraglide/messages/version_packages_label.js';
+import { version_packages_later } from '../../shared/i18n/paraglide/messages/version_packages_later.js';
+import { version_title_label } from '../../shared/i18n/paraglide/messages/version_title_label.js';
+import { version_title_invalid } from '../../shared/i18n/paraglide/messages/version_title_invalid.js';
+import { version_title_taken } from '../../shared/i18n/paraglide/messages/version_title_taken.js';
+import { project_overview_too_long } from '../../shared/i18n/paraglide/messages/project_overview_too_long.js';
+import { upload_waiting } from '../../shared/i18n/paraglide/messages/upload_waiting.js';
+import { markdown_editor_images_hint } from '../../shared/i18n/paraglide/messages/markdown_editor_images_hint.js';
+import { markdown_editor_images_pending } from '../../shared/i18n/paraglide/messages/markdown_editor_images_pending.js';
 import { FormField } from '../components/form-field.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { versionTitleProblem, type VersionTitleProblem } from '../../shared/schemas/versions.ts';
 import { Modal } from './modal.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 import { PastedImageList, useImageTextarea } from './pasted-images.tsx';
 
 /** versionTitleSchema's limit (src/shared/schemas/versions.ts). */
@@ -24,7 +24,6 @@ const versionTitleMaxLength = 64;
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = {
-  dialog_cancel,
   dialog_error_message,
   dialog_required,
   markdown_editor_images_hint,
@@ -200,19 +199,7 @@ export function VersionFormDialog(props: VersionFormDialogProps) {
             {m.upload_waiting()}
           </p>
         ) : null}
-        {failure ? (
-          <p className="form_problem" role="alert">
-            {failure}
-          </p>
-        ) : null}
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => props.onClose(false)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" aria-disabled={busy || pending ? true : undefined}>
-            {props.confirmLabel}
-          </button>
-        </div>
+        <DialogFooter problem={failure} onCancel={() => props.onClose(false)} submit={{ label: props.confirmLabel, pending: busy || pending }} />
       </form>
     </Modal>
   );

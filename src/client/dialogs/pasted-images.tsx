@@ -1,12 +1,12 @@
 import { useCallback, useLayoutEffect, useMemo, useRef, useState, type ClipboardEvent, type DragEvent, type RefObject, type SyntheticEvent } from 'react';
-import { markdown_image_converting } from '../paraglide/messages/markdown_image_converting.js';
-import { markdown_image_dismiss } from '../paraglide/messages/markdown_image_dismiss.js';
-import { markdown_image_failed } from '../paraglide/messages/markdown_image_failed.js';
-import { markdown_image_retrying } from '../paraglide/messages/markdown_image_retrying.js';
-import { markdown_image_too_large } from '../paraglide/messages/markdown_image_too_large.js';
-import { markdown_image_unreadable } from '../paraglide/messages/markdown_image_unreadable.js';
-import { markdown_image_uploading } from '../paraglide/messages/markdown_image_uploading.js';
-import { markdown_images_label } from '../paraglide/messages/markdown_images_label.js';
+import { markdown_image_converting } from '../../shared/i18n/paraglide/messages/markdown_image_converting.js';
+import { markdown_image_dismiss } from '../../shared/i18n/paraglide/messages/markdown_image_dismiss.js';
+import { markdown_image_failed } from '../../shared/i18n/paraglide/messages/markdown_image_failed.js';
+import { markdown_image_retrying } from '../../shared/i18n/paraglide/messages/markdown_image_retrying.js';
+import { markdown_image_too_large } from '../../shared/i18n/paraglide/messages/markdown_image_too_large.js';
+import { markdown_image_unreadable } from '../../shared/i18n/paraglide/messages/markdown_image_unreadable.js';
+import { markdown_image_uploading } from '../../shared/i18n/paraglide/messages/markdown_image_uploading.js';
+import { markdown_images_label } from '../../shared/i18n/paraglide/messages/markdown_images_label.js';
 import type { MarkdownImage } from '../components/markdown-view.tsx';
 import { altTextOf, ContentImageError, imageFiles, prepareContentImage, uploadContentImage } from '../lib/content-images.ts';
 import { errorText, toDisplayError } from '../lib/errors.ts';
@@ -25,19 +25,19 @@ const m = {
   markdown_images_label,
 };
 
-export type PastedImageStatus = 'converting' | 'uploading' | 'retrying' | 'failed';
+type PastedImageStatus = 'converting' | 'uploading' | 'retrying' | 'failed';
 
 /** One pasted image on its way (a finished one leaves the list; a failed one stays until dismissed). */
-export type PastedImage = { key: string; name: string; preview: string; status: PastedImageStatus; failure?: string };
+type PastedImage = { key: string; name: string; preview: string; status: PastedImageStatus; failure?: string };
 
 /** The text and its selection, as the textarea holds them. */
-export type TextState = { text: string; start: number; end: number };
+type TextState = { text: string; start: number; end: number };
 
 /**
  * Every `from` in the text replaced by `to`, the selection moved with the text around it (an edit made
  * while an image uploads stays where it was typed).
  */
-export function replaceKeepingSelection(state: TextState, from: string, to: string): TextState {
+function replaceKeepingSelection(state: TextState, from: string, to: string): TextState {
   if (!from) return state;
   const shift = (position: number) => {
     let moved = position;
@@ -50,7 +50,7 @@ export function replaceKeepingSelection(state: TextState, from: string, to: stri
 }
 
 /** The temporary reference of `preview` (`![alt](blob:…)`) taken out of the text: its upload failed. */
-export function withoutReference(state: TextState, preview: string): TextState {
+function withoutReference(state: TextState, preview: string): TextState {
   const pattern = new RegExp(`!\\[(?:[^\\]\\\\]|\\\\.)*\\]\\(${preview.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)`);
   const match = pattern.exec(state.text);
   if (!match) return state;
@@ -63,7 +63,7 @@ export function imageFailureText(error: unknown): string {
   return errorText(toDisplayError(error));
 }
 
-export type PastedImagesOptions = {
+type PastedImagesOptions = {
   /** Spec §5: only content of a project takes images (none: paste and drop stay the browser's). */
   projectId: string | undefined;
   /** The images the content already has. */
@@ -98,7 +98,7 @@ let counter = 0;
  * points at the image's address and the image joins the content's list. A failure says why and takes
  * its reference out, leaving the text as it was otherwise. Closing the dialog stops what still runs.
  */
-export function usePastedImages({ projectId, initial, read, write }: PastedImagesOptions): PastedImages {
+function usePastedImages({ projectId, initial, read, write }: PastedImagesOptions): PastedImages {
   const [pending, setPending] = useState<PastedImage[]>([]);
   const [images, setImages] = useState<readonly MarkdownImage[]>(initial);
   const { controller, previews } = useUploadScope();

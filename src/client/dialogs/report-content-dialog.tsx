@@ -1,23 +1,23 @@
 import { useId, useState } from 'react';
-import { report_body_address } from '../paraglide/messages/report_body_address.js';
-import { report_body_details } from '../paraglide/messages/report_body_details.js';
-import { report_body_project } from '../paraglide/messages/report_body_project.js';
-import { report_body_reason } from '../paraglide/messages/report_body_reason.js';
-import { report_close } from '../paraglide/messages/report_close.js';
-import { report_details_hint } from '../paraglide/messages/report_details_hint.js';
-import { report_details_label } from '../paraglide/messages/report_details_label.js';
-import { report_intro } from '../paraglide/messages/report_intro.js';
-import { report_no_recipient } from '../paraglide/messages/report_no_recipient.js';
-import { report_reason_copyright } from '../paraglide/messages/report_reason_copyright.js';
-import { report_reason_illegal } from '../paraglide/messages/report_reason_illegal.js';
-import { report_reason_label } from '../paraglide/messages/report_reason_label.js';
-import { report_reason_malware } from '../paraglide/messages/report_reason_malware.js';
-import { report_reason_offensive } from '../paraglide/messages/report_reason_offensive.js';
-import { report_reason_other } from '../paraglide/messages/report_reason_other.js';
-import { report_recipient } from '../paraglide/messages/report_recipient.js';
-import { report_subject } from '../paraglide/messages/report_subject.js';
-import { report_title } from '../paraglide/messages/report_title.js';
-import { report_write_mail } from '../paraglide/messages/report_write_mail.js';
+import { report_body_address } from '../../shared/i18n/paraglide/messages/report_body_address.js';
+import { report_body_details } from '../../shared/i18n/paraglide/messages/report_body_details.js';
+import { report_body_project } from '../../shared/i18n/paraglide/messages/report_body_project.js';
+import { report_body_reason } from '../../shared/i18n/paraglide/messages/report_body_reason.js';
+import { report_close } from '../../shared/i18n/paraglide/messages/report_close.js';
+import { report_details_hint } from '../../shared/i18n/paraglide/messages/report_details_hint.js';
+import { report_details_label } from '../../shared/i18n/paraglide/messages/report_details_label.js';
+import { report_intro } from '../../shared/i18n/paraglide/messages/report_intro.js';
+import { report_no_recipient } from '../../shared/i18n/paraglide/messages/report_no_recipient.js';
+import { report_reason_copyright } from '../../shared/i18n/paraglide/messages/report_reason_copyright.js';
+import { report_reason_illegal } from '../../shared/i18n/paraglide/messages/report_reason_illegal.js';
+import { report_reason_label } from '../../shared/i18n/paraglide/messages/report_reason_label.js';
+import { report_reason_malware } from '../../shared/i18n/paraglide/messages/report_reason_malware.js';
+import { report_reason_offensive } from '../../shared/i18n/paraglide/messages/report_reason_offensive.js';
+import { report_reason_other } from '../../shared/i18n/paraglide/messages/report_reason_other.js';
+import { report_recipient } from '../../shared/i18n/paraglide/messages/report_recipient.js';
+import { report_subject } from '../../shared/i18n/paraglide/messages/report_subject.js';
+import { report_title } from '../../shared/i18n/paraglide/messages/report_title.js';
+import { report_write_mail } from '../../shared/i18n/paraglide/messages/report_write_mail.js';
 import { FormField } from '../components/form-field.tsx';
 import { Modal } from './modal.tsx';
 
@@ -45,7 +45,7 @@ const m = {
   report_write_mail,
 };
 
-export const reportReasons = ['illegal', 'copyright', 'malware', 'offensive', 'other'] as const;
+const reportReasons = ['illegal', 'copyright', 'malware', 'offensive', 'other'] as const;
 export type ReportReason = (typeof reportReasons)[number];
 
 function reasonText(reason: ReportReason) {

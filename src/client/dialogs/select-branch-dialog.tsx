@@ -1,9 +1,9 @@
-import { select_branch_current } from '../paraglide/messages/select_branch_current.js';
-import { select_branch_empty } from '../paraglide/messages/select_branch_empty.js';
-import { select_branch_hint } from '../paraglide/messages/select_branch_hint.js';
-import { select_branch_label } from '../paraglide/messages/select_branch_label.js';
-import { select_branch_publish } from '../paraglide/messages/select_branch_publish.js';
-import { version_repost } from '../paraglide/messages/version_repost.js';
+import { select_branch_current } from '../../shared/i18n/paraglide/messages/select_branch_current.js';
+import { select_branch_empty } from '../../shared/i18n/paraglide/messages/select_branch_empty.js';
+import { select_branch_hint } from '../../shared/i18n/paraglide/messages/select_branch_hint.js';
+import { select_branch_label } from '../../shared/i18n/paraglide/messages/select_branch_label.js';
+import { select_branch_publish } from '../../shared/i18n/paraglide/messages/select_branch_publish.js';
+import { version_repost } from '../../shared/i18n/paraglide/messages/version_repost.js';
 import { trpc } from '../lib/trpc.ts';
 import { PickOneDialog } from './select-version-dialog.tsx';
 

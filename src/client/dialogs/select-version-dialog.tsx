@@ -1,25 +1,25 @@
 import { useId, useState, type FormEvent } from 'react';
-import { dialog_cancel } from '../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../paraglide/messages/dialog_error_message.js';
-import { dialog_required } from '../paraglide/messages/dialog_required.js';
-import { branch_publish_existing } from '../paraglide/messages/branch_publish_existing.js';
-import { select_version_current } from '../paraglide/messages/select_version_current.js';
-import { select_version_empty } from '../paraglide/messages/select_version_empty.js';
-import { select_version_hint } from '../paraglide/messages/select_version_hint.js';
-import { select_version_label } from '../paraglide/messages/select_version_label.js';
-import { select_version_publish } from '../paraglide/messages/select_version_publish.js';
+import { dialog_error_message } from '../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { dialog_required } from '../../shared/i18n/paraglide/messages/dialog_required.js';
+import { branch_publish_existing } from '../../shared/i18n/paraglide/messages/branch_publish_existing.js';
+import { select_version_current } from '../../shared/i18n/paraglide/messages/select_version_current.js';
+import { select_version_empty } from '../../shared/i18n/paraglide/messages/select_version_empty.js';
+import { select_version_hint } from '../../shared/i18n/paraglide/messages/select_version_hint.js';
+import { select_version_label } from '../../shared/i18n/paraglide/messages/select_version_label.js';
+import { select_version_publish } from '../../shared/i18n/paraglide/messages/select_version_publish.js';
 import { EmptyState, ErrorState, LoadingState, type EmptyIcon } from '../components/states.tsx';
 import { errorText, toDisplayError } from '../lib/errors.ts';
 import { useLanguage } from '../lib/i18n/index.ts';
 import { trpc } from '../lib/trpc.ts';
 import { formatDate } from '../../shared/format/date.ts';
 import { Modal } from './modal.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { branch_publish_existing, dialog_cancel, dialog_error_message, dialog_required, select_version_current, select_version_empty, select_version_hint, select_version_label, select_version_publish };
+const m = { branch_publish_existing, dialog_error_message, dialog_required, select_version_current, select_version_empty, select_version_hint, select_version_label, select_version_publish };
 
-export type PickOption = { id: string; label: string; detail?: string; disabled?: boolean; disabledReason?: string };
+type PickOption = { id: string; label: string; detail?: string; disabled?: boolean; disabledReason?: string };
 
 export type PickOneDialogProps = {
   title: string;
@@ -105,21 +105,12 @@ export function PickOneDialog(props: PickOneDialogProps) {
             </div>
           </fieldset>
         ) : null}
-        {problem ? (
-          <p id={ids.problem} className="form_problem" role="alert">
-            {problem}
-          </p>
-        ) : null}
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => props.onClose(false)}>
-            {m.dialog_cancel()}
-          </button>
-          {options && options.length > 0 ? (
-            <button type="submit" className="button button_primary" aria-disabled={busy ? true : undefined}>
-              {props.confirmLabel}
-            </button>
-          ) : null}
-        </div>
+        <DialogFooter
+          problem={problem}
+          problemId={ids.problem}
+          onCancel={() => props.onClose(false)}
+          submit={options && options.length > 0 ? { label: props.confirmLabel, pending: busy } : undefined}
+        />
       </form>
     </Modal>
   );

@@ -10,5 +10,4 @@ export const signInProviders = [
   { id: 'twitch', name: 'Twitch' },
   { id: 'discord', name: 'Discord' },
 ] as const;
-export type SignInProvider = (typeof signInProviders)[number]['id'];
 export type SignInProviderInfo = (typeof signInProviders)[number];

@@ -3,7 +3,7 @@ import { routes } from '../../shared/api/routes.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import { finalizedContentImageSchema, maxContentImageBytes, maxContentImagePixels, maxContentImageSide, type FinalizedContentImage } from '../../shared/schemas/content-images.ts';
 import { PART_UPLOAD_CONCURRENCY } from '../../shared/upload/constants.ts';
-import { createLimiter } from '../../shared/upload/limiter.ts';
+import { createLimiter } from '../../shared/limiter.ts';
 import { sendPart } from '../../shared/upload/send-part.ts';
 import { sha1Hex } from '../../shared/upload/sha1.ts';
 import { api } from './api.ts';
@@ -23,7 +23,7 @@ export class ContentImageError extends Error {
 }
 
 /** JPEG quality of converted images: high enough that screenshots keep their text crisp. */
-export const jpegQuality = 0.9;
+const jpegQuality = 0.9;
 
 /** The image files among pasted or dropped files (spec §5: other files are left alone). */
 export function imageFiles(files: FileList | readonly File[] | null | undefined): File[] {
@@ -31,7 +31,7 @@ export function imageFiles(files: FileList | readonly File[] | null | undefined)
 }
 
 /** Spec §9: the scale of an image made on this screen is its device pixel ratio × 100 (default 100). */
-export function currentImageScale(): number {
+function currentImageScale(): number {
   const ratio = typeof devicePixelRatio === 'number' && devicePixelRatio > 0 ? devicePixelRatio : 1;
   return Math.min(1000, Math.max(1, Math.round(ratio * 100)));
 }

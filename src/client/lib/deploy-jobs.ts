@@ -3,7 +3,7 @@ import type { WatchedJob } from '../../shared/api/jobs.ts';
 import { deployOutputSchema, deployProviderSchema, deployStateOf, type DeployJob, type DeployOutput, type DeployState } from '../../shared/schemas/deploy.ts';
 
 // Following jobs is not the deploys' own: the hook and its helpers live in watched-jobs.ts.
-export { isFinished, isRefusal, jobPollMs, useWatchedJobs, type WatchedJobs } from './watched-jobs.ts';
+export { isFinished, isRefusal, useWatchedJobs } from './watched-jobs.ts';
 
 /**
  * The deploy jobs this tab started for a version, kept in sessionStorage under the version's id so the

@@ -1,50 +1,51 @@
 import { TRPCClientError } from '@trpc/client';
-import { error_already_finalized } from '../paraglide/messages/error_already_finalized.js';
-import { error_already_member } from '../paraglide/messages/error_already_member.js';
-import { error_bad_param } from '../paraglide/messages/error_bad_param.js';
-import { error_http_400 } from '../paraglide/messages/error_http_400.js';
-import { error_http_401 } from '../paraglide/messages/error_http_401.js';
-import { error_http_403 } from '../paraglide/messages/error_http_403.js';
-import { error_http_404 } from '../paraglide/messages/error_http_404.js';
-import { error_http_500 } from '../paraglide/messages/error_http_500.js';
-import { error_http_502 } from '../paraglide/messages/error_http_502.js';
-import { error_http_503 } from '../paraglide/messages/error_http_503.js';
-import { error_http_other } from '../paraglide/messages/error_http_other.js';
-import { error_insufficient_privileges } from '../paraglide/messages/error_insufficient_privileges.js';
-import { error_limit_exceeded } from '../paraglide/messages/error_limit_exceeded.js';
-import { error_name_conflict } from '../paraglide/messages/error_name_conflict.js';
-import { error_network } from '../paraglide/messages/error_network.js';
-import { error_not_empty } from '../paraglide/messages/error_not_empty.js';
-import { error_not_finalized } from '../paraglide/messages/error_not_finalized.js';
-import { error_not_found } from '../paraglide/messages/error_not_found.js';
-import { error_not_patch } from '../paraglide/messages/error_not_patch.js';
-import { error_not_supported } from '../paraglide/messages/error_not_supported.js';
-import { error_out_of_storage } from '../paraglide/messages/error_out_of_storage.js';
-import { error_request_aborted } from '../paraglide/messages/error_request_aborted.js';
-import { error_timeout } from '../paraglide/messages/error_timeout.js';
-import { error_trying_few_times_failed } from '../paraglide/messages/error_trying_few_times_failed.js';
-import { error_unauthorized } from '../paraglide/messages/error_unauthorized.js';
-import { error_unexpected_error } from '../paraglide/messages/error_unexpected_error.js';
-import { error_unexpected_patch } from '../paraglide/messages/error_unexpected_patch.js';
-import { error_unknown_intent } from '../paraglide/messages/error_unknown_intent.js';
-import { error_unsupported_hash_algorithm } from '../paraglide/messages/error_unsupported_hash_algorithm.js';
-import { error_unsupported_provider } from '../paraglide/messages/error_unsupported_provider.js';
-import { error_wrong_auth } from '../paraglide/messages/error_wrong_auth.js';
-import { error_wrong_credentials } from '../paraglide/messages/error_wrong_credentials.js';
-import { error_wrong_finish_auth_params } from '../paraglide/messages/error_wrong_finish_auth_params.js';
-import { error_wrong_provider } from '../paraglide/messages/error_wrong_provider.js';
-import { error_bad_entrypoint } from '../paraglide/messages/error_bad_entrypoint.js';
-import { error_busy } from '../paraglide/messages/error_busy.js';
-import { error_local_app_unreachable } from '../paraglide/messages/error_local_app_unreachable.js';
-import { error_download_failed } from '../paraglide/messages/error_download_failed.js';
-import { error_not_installed } from '../paraglide/messages/error_not_installed.js';
-import { error_not_trusted } from '../paraglide/messages/error_not_trusted.js';
-import { error_untrusted_url } from '../paraglide/messages/error_untrusted_url.js';
-import { error_provider_answer } from '../paraglide/messages/error_provider_answer.js';
-import { error_provider_no_account } from '../paraglide/messages/error_provider_no_account.js';
-import { error_provider_refused } from '../paraglide/messages/error_provider_refused.js';
-import { error_provider_unavailable } from '../paraglide/messages/error_provider_unavailable.js';
+import { error_already_finalized } from '../../shared/i18n/paraglide/messages/error_already_finalized.js';
+import { error_already_member } from '../../shared/i18n/paraglide/messages/error_already_member.js';
+import { error_bad_param } from '../../shared/i18n/paraglide/messages/error_bad_param.js';
+import { error_http_400 } from '../../shared/i18n/paraglide/messages/error_http_400.js';
+import { error_http_401 } from '../../shared/i18n/paraglide/messages/error_http_401.js';
+import { error_http_403 } from '../../shared/i18n/paraglide/messages/error_http_403.js';
+import { error_http_404 } from '../../shared/i18n/paraglide/messages/error_http_404.js';
+import { error_http_500 } from '../../shared/i18n/paraglide/messages/error_http_500.js';
+import { error_http_502 } from '../../shared/i18n/paraglide/messages/error_http_502.js';
+import { error_http_503 } from '../../shared/i18n/paraglide/messages/error_http_503.js';
+import { error_http_other } from '../../shared/i18n/paraglide/messages/error_http_other.js';
+import { error_insufficient_privileges } from '../../shared/i18n/paraglide/messages/error_insufficient_privileges.js';
+import { error_limit_exceeded } from '../../shared/i18n/paraglide/messages/error_limit_exceeded.js';
+import { error_name_conflict } from '../../shared/i18n/paraglide/messages/error_name_conflict.js';
+import { error_network } from '../../shared/i18n/paraglide/messages/error_network.js';
+import { error_not_empty } from '../../shared/i18n/paraglide/messages/error_not_empty.js';
+import { error_not_finalized } from '../../shared/i18n/paraglide/messages/error_not_finalized.js';
+import { error_not_found } from '../../shared/i18n/paraglide/messages/error_not_found.js';
+import { error_not_patch } from '../../shared/i18n/paraglide/messages/error_not_patch.js';
+import { error_not_supported } from '../../shared/i18n/paraglide/messages/error_not_supported.js';
+import { error_out_of_storage } from '../../shared/i18n/paraglide/messages/error_out_of_storage.js';
+import { error_request_aborted } from '../../shared/i18n/paraglide/messages/error_request_aborted.js';
+import { error_timeout } from '../../shared/i18n/paraglide/messages/error_timeout.js';
+import { error_trying_few_times_failed } from '../../shared/i18n/paraglide/messages/error_trying_few_times_failed.js';
+import { error_unauthorized } from '../../shared/i18n/paraglide/messages/error_unauthorized.js';
+import { error_unexpected_error } from '../../shared/i18n/paraglide/messages/error_unexpected_error.js';
+import { error_unexpected_patch } from '../../shared/i18n/paraglide/messages/error_unexpected_patch.js';
+import { error_unknown_intent } from '../../shared/i18n/paraglide/messages/error_unknown_intent.js';
+import { error_unsupported_hash_algorithm } from '../../shared/i18n/paraglide/messages/error_unsupported_hash_algorithm.js';
+import { error_unsupported_provider } from '../../shared/i18n/paraglide/messages/error_unsupported_provider.js';
+import { error_wrong_auth } from '../../shared/i18n/paraglide/messages/error_wrong_auth.js';
+import { error_wrong_credentials } from '../../shared/i18n/paraglide/messages/error_wrong_credentials.js';
+import { error_wrong_finish_auth_params } from '../../shared/i18n/paraglide/messages/error_wrong_finish_auth_params.js';
+import { error_wrong_provider } from '../../shared/i18n/paraglide/messages/error_wrong_provider.js';
+import { error_bad_entrypoint } from '../../shared/i18n/paraglide/messages/error_bad_entrypoint.js';
+import { error_busy } from '../../shared/i18n/paraglide/messages/error_busy.js';
+import { error_local_app_unreachable } from '../../shared/i18n/paraglide/messages/error_local_app_unreachable.js';
+import { error_download_failed } from '../../shared/i18n/paraglide/messages/error_download_failed.js';
+import { error_not_installed } from '../../shared/i18n/paraglide/messages/error_not_installed.js';
+import { error_not_trusted } from '../../shared/i18n/paraglide/messages/error_not_trusted.js';
+import { error_untrusted_url } from '../../shared/i18n/paraglide/messages/error_untrusted_url.js';
+import { error_provider_answer } from '../../shared/i18n/paraglide/messages/error_provider_answer.js';
+import { error_provider_no_account } from '../../shared/i18n/paraglide/messages/error_provider_no_account.js';
+import { error_provider_refused } from '../../shared/i18n/paraglide/messages/error_provider_refused.js';
+import { error_provider_unavailable } from '../../shared/i18n/paraglide/messages/error_provider_unavailable.js';
 import { ApiError } from '../../shared/api/errors.ts';
+import { refusalReasonOf, type RefusalReason } from '../../shared/refusal-reasons.ts';
 import { signInProviders } from './app-info.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -127,7 +128,7 @@ const codeTexts: Record<string, () => string> = {
  * codes alone would read as this server's own failures ('wrong user name or password', 'the server
  * took too long').
  */
-const providerReasonTexts: Record<string, (inputs: { provider: string }) => string> = {
+const providerReasonTexts: Partial<Record<RefusalReason, (inputs: { provider: string }) => string>> = {
   provider_refused: m.error_provider_refused,
   invalid_assertion: m.error_provider_refused,
   no_account: m.error_provider_no_account,
@@ -136,18 +137,20 @@ const providerReasonTexts: Record<string, (inputs: { provider: string }) => stri
   provider_answer: m.error_provider_answer,
 };
 
-/** The provider and reason of an error's details, when it names a known provider. */
-export function providerRefusalOf(error: DisplayError): { provider: string; providerName: string; reason: string } | undefined {
-  const details = error.details as { provider?: unknown; reason?: unknown } | undefined;
-  if (typeof details !== 'object' || details === null || typeof details.provider !== 'string' || typeof details.reason !== 'string') return undefined;
-  const known = signInProviders.find((provider) => provider.id === details.provider);
-  return known ? { provider: known.id, providerName: known.name, reason: details.reason } : undefined;
+/** The provider and reason of an error's details, when it names a known provider and a listed reason. */
+function providerRefusalOf(error: DisplayError): { provider: string; providerName: string; reason: RefusalReason } | undefined {
+  const reason = refusalReasonOf(error.details);
+  const provider = (error.details as { provider?: unknown } | undefined)?.provider;
+  if (!reason || typeof provider !== 'string') return undefined;
+  const known = signInProviders.find((item) => item.id === provider);
+  return known ? { provider: known.id, providerName: known.name, reason } : undefined;
 }
 
 /** The {text} of 'Error: {text}.': the translated text of a known code, an unknown code raw (spec §8). */
 export function errorText(error: DisplayError): string {
   const refusal = providerRefusalOf(error);
-  if (refusal && Object.hasOwn(providerReasonTexts, refusal.reason)) return providerReasonTexts[refusal.reason]!({ provider: refusal.providerName });
+  const providerText = refusal ? providerReasonTexts[refusal.reason] : undefined;
+  if (refusal && providerText) return providerText({ provider: refusal.providerName });
   const known = Object.hasOwn(codeTexts, error.code) ? codeTexts[error.code] : undefined;
   if (known) return known();
   if (/^http_\d+$/.test(error.code)) return m.error_http_other({ status: String(error.status ?? error.code.slice(5)), text: error.statusText ?? '' }).trim();

@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { useLocationProperty } from 'wouter/use-browser-location';
 
 /** The element a fragment (`#id`) names; ids of non-Latin headings arrive percent-encoded. */
-export function hashTarget(hash: string): HTMLElement | null {
+function hashTarget(hash: string): HTMLElement | null {
   if (hash.length < 2) return null;
   let id = hash.slice(1);
   try {

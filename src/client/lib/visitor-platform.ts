@@ -11,8 +11,6 @@
 /** The systems a package can be tagged for (os:* tags) that a visitor can run it on; the web is everyone's. */
 export type VisitorPlatform = 'linux' | 'windows' | 'macos' | 'android' | 'ios';
 
-export const visitorPlatforms: readonly VisitorPlatform[] = ['linux', 'windows', 'macos', 'android', 'ios'];
-
 /** What the browser says of itself (navigator's fields), so the rule can be tested without one. */
 export type PlatformHints = { userAgentDataPlatform?: string; userAgent?: string; platform?: string; maxTouchPoints?: number };
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { watchJobs, type WatchedJob } from '../../shared/api/jobs.ts';
-import { sleep } from '../../shared/api/retry.ts';
+import { sleep } from '../../shared/sleep.ts';
 import { api, ApiError } from './api.ts';
 
 /**
@@ -18,7 +18,7 @@ export function isFinished(job: Pick<WatchedJob, 'status'> | undefined): boolean
 }
 
 /** How long to wait between two POST /jobs when the event stream is unavailable, and before reconnecting. */
-export const jobPollMs = 2000;
+const jobPollMs = 2000;
 
 export type WatchedJobs = {
   /** Per token, in order: the newest state (whole log kept), undefined until the first answer. */

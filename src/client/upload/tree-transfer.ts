@@ -2,7 +2,7 @@ import { addDirectory, addFile, addSymlink, createTree, walkEntries, type Archiv
 import type { PackageDraft } from './package-draft.ts';
 
 /** One entry of a tree flattened for postMessage: Blobs (Files) clone to a worker, Maps of objects with methods do not. */
-export type TransferEntry =
+type TransferEntry =
   | { kind: 'directory'; parts: string[] }
   | { kind: 'file'; parts: string[]; mode: number; blob: Blob }
   | { kind: 'symlink'; parts: string[]; mode: number; target: string };

@@ -16,7 +16,7 @@ type Engine = { add(id: string, project: string, draft: TransferDraft, resume: R
  * whose worker did not start either) or 'failed' (the worker should have run and did not: uploads
  * error out rather than freeze the page). Shown as data-upload-worker on the packages list.
  */
-export type UploadEngineMode = 'worker' | 'main_thread' | 'failed';
+type UploadEngineMode = 'worker' | 'main_thread' | 'failed';
 
 export type UploadClient = {
   /** Starts uploading a draft; `onState` hears every state until done or errored. */

@@ -19,7 +19,7 @@ export type UploadEvent =
 export type UploadApiConfig = { origin: string; token: string | null };
 
 /** Spec §9 retries (3 tries, 5000 ms apart) unless a test shortens them. */
-export type RetryTuning = { tries?: number; retryDelayMs?: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
+type RetryTuning = { tries?: number; retryDelayMs?: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
 
 export type UploadQueueOptions = RetryTuning & { api: UploadApiConfig; fetch?: typeof fetch; resolvePollMs?: number; onEvent(event: UploadEvent): void };
 

@@ -4,7 +4,7 @@ import { HelperError } from '../errors.ts';
 /** Every method's input is small (the largest is workdir_transition with a signed URL and four titles). */
 export const bodyLimitBytes = 64 * 1024;
 /** Inputs are at most two levels deep; a deeper body is refused before JSON.parse. */
-export const maxJsonDepth = 16;
+const maxJsonDepth = 16;
 
 /** Reads the body up to the limit; a longer one is refused while streaming (413), by Content-Length first. */
 export function readLimitedBody(request: Request, limit = bodyLimitBytes): Promise<string> {

@@ -39,7 +39,7 @@ function badParam(error: z.ZodError): HelperError {
  * not_trusted, readable by that page and nothing more), only POST runs a method, the body is bounded (size and depth) and checked by the method's
  * schema. Nothing changes state except a POSTed method.
  */
-export function createRequestHandler(ctx: HelperContext, options: { port: () => number; onUntrusted(origin: string): void }): (request: Request) => Promise<Response> {
+function createRequestHandler(ctx: HelperContext, options: { port: () => number; onUntrusted(origin: string): void }): (request: Request) => Promise<Response> {
   return async (request) => {
     let caller: Caller | undefined;
     try {

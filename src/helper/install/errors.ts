@@ -1,5 +1,5 @@
 /** Failures of the install engine that are not archive failures (those are ArchiveError, src/shared/archive). */
-export const engineErrorCodes = [
+const engineErrorCodes = [
   /** Another engine call holds the workdir (its metaDir's lock). */
   'busy',
   /** repairWorkdir on a workdir without a receipt. */

@@ -60,7 +60,7 @@ export function writeAtomic(path: string, bytes: Uint8Array | string): void {
 }
 
 /** fsync of a folder (a rename in it survives a power cut); not possible everywhere (Windows): ignored. */
-export function syncFolder(path: string): void {
+function syncFolder(path: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(path, 'r');

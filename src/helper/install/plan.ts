@@ -1,12 +1,12 @@
 import { MODE_EXECUTABLE, walkEntries, type ArchiveEntry, type ArchiveFile, type ArchiveIndex } from '../../shared/archive/index.ts';
 
 /** A file of the target with its place: parts from the root, 'a/b/c' as key. */
-export type PlannedFile = { parts: string[]; key: string; file: ArchiveFile; mode: number };
+type PlannedFile = { parts: string[]; key: string; file: ArchiveFile; mode: number };
 
 /** A file to build in staging: named by its ordinal among the target's files (stable for one target). */
 export type BuildFile = PlannedFile & { staging: string };
 
-export type PlannedLink = { parts: string[]; key: string; target: string };
+type PlannedLink = { parts: string[]; key: string; target: string };
 
 /**
  * What a transition from `from` (the receipt; undefined: nothing installed) to `to` does to dir. Derived

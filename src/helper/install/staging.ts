@@ -32,7 +32,7 @@ export type FetchTuning = {
   concurrency: number;
 };
 
-export const defaultTuning: FetchTuning = { maxRangeBytes: DEFAULT_RUN_OPTIONS.maxRangeBytes, gapBytes: 64 * 1024, concurrency: DEFAULT_RUN_OPTIONS.concurrency };
+const defaultTuning: FetchTuning = { maxRangeBytes: DEFAULT_RUN_OPTIONS.maxRangeBytes, gapBytes: 64 * 1024, concurrency: DEFAULT_RUN_OPTIONS.concurrency };
 
 export type BuildInput = {
   stagingDir: string;
@@ -170,7 +170,7 @@ function prepareFiles(input: BuildInput): Set<string> {
  * Fills the staging folder with the files to build: each distinct chunk is taken, in this order, from
  * what an earlier call already staged (resume: its log, each chunk read back and verified), from the
  * workdir's current files (a chunk of the installed version, any file: read and verified), or from the
- * archive (Range requests for runs of the rest: src/shared/archive/remote.ts). A chunk is written at every
+ * archive (Range requests for runs of the rest: src/shared/archive/remote/). A chunk is written at every
  * place the files to build use it, then logged. Resume is chunk-level.
  */
 export async function buildStaging(input: BuildInput): Promise<void> {

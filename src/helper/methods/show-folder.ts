@@ -6,7 +6,7 @@ import { spawnDetached } from '../runtime/processes.ts';
 import { locateWorkdir } from './records.ts';
 
 /** The file manager that opens a folder, per platform (argv, never a shell). */
-export function openerOf(platform: NodeJS.Platform): string {
+function openerOf(platform: NodeJS.Platform): string {
   if (platform === 'darwin') return 'open';
   if (platform === 'win32') return 'explorer.exe';
   return 'xdg-open';

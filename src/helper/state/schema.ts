@@ -3,7 +3,7 @@ import { localFileNameSchema, workdirPackageSchema, workdirStates } from '../../
 
 const id = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/);
 
-export const stateWorkspaceSchema = z.object({ id, local_path: z.string().min(1) }).strict();
+const stateWorkspaceSchema = z.object({ id, local_path: z.string().min(1) }).strict();
 export type StateWorkspace = z.infer<typeof stateWorkspaceSchema>;
 
 /**
@@ -13,7 +13,7 @@ export type StateWorkspace = z.infer<typeof stateWorkspaceSchema>;
  * `target` is what the running (or interrupted) transition installs; `package_url` the last signed URL,
  * kept for repair.
  */
-export const stateWorkdirSchema = z
+const stateWorkdirSchema = z
   .object({
     id,
     workspace_id: id,
@@ -43,7 +43,7 @@ export const helperStateSchema = z
 export type HelperState = z.infer<typeof helperStateSchema>;
 
 /** The id of the workspace a fresh state starts with. */
-export const defaultWorkspaceId = 'default';
+const defaultWorkspaceId = 'default';
 
 export function initialState(defaultWorkspacePath: string): HelperState {
   return { version: 1, workspaces: [{ id: defaultWorkspaceId, local_path: defaultWorkspacePath }], workdirs: [], trusted_origins: [] };

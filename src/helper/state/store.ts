@@ -5,7 +5,7 @@ import { Mutex } from './mutex.ts';
 import { helperStateSchema, initialState, type HelperState } from './schema.ts';
 
 /** The state file exists but is not a state the helper wrote: it is refused, never replaced. */
-export class StateFileError extends Error {
+class StateFileError extends Error {
   constructor(readonly path: string, reason: string) {
     super(`The state file ${path} is not valid (${reason}); it was left unchanged: fix it, or move it away to start afresh`);
     this.name = 'StateFileError';

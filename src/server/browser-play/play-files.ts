@@ -1,7 +1,7 @@
 import { toHex, type ArchiveEntry, type ArchiveFile, type ArchiveIndex, type CompressionAlgorithm } from '../../shared/archive/index.ts';
 import type { Deps } from '../deps.ts';
-import { listedChunkLocator } from '../domains/packages/blobs/chunk-locations.ts';
-import { openChunkReader, type ChunkRef } from '../domains/packages/blobs/chunk-reader.ts';
+import { listedChunkLocator } from '../domains/packages/chunks/chunk-locations.ts';
+import { openChunkReader, type ChunkRef } from '../domains/packages/chunks/chunk-reader.ts';
 
 export type PlayLookup =
   | { kind: 'file'; file: ArchiveFile; path: string }
@@ -60,7 +60,7 @@ function normaliseParts(parts: string[]): string[] | undefined {
  * Bytes start..end (end exclusive) of a file, chunk by chunk as the client pulls (one chunk in memory at
  * a time). The chunks the range touches are located with one query (the file's, not the whole
  * package's: a game's first request should not load thousands of locations) and read through the
- * shared chunk reader (packages/blobs/chunk-reader.ts).
+ * shared chunk reader (packages/chunks/chunk-reader.ts).
  */
 export function streamFileRange(deps: Pick<Deps, 'db' | 'storage'>, compression: CompressionAlgorithm, file: ArchiveFile, start: number, end: number): ReadableStream<Uint8Array> {
   const needed: { ref: ChunkRef; from: number; to: number }[] = [];

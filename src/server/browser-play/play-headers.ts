@@ -6,7 +6,7 @@
  * files and often CDNs; keeping them away from the app is the separate origin's job, not a resource
  * allow-list's.
  */
-export const playSandbox = 'sandbox allow-scripts allow-pointer-lock allow-popups allow-forms allow-modals allow-downloads';
+const playSandbox = 'sandbox allow-scripts allow-pointer-lock allow-popups allow-forms allow-modals allow-downloads';
 
 export const playSecurityHeaders: Record<string, string> = {
   'content-security-policy': playSandbox,

@@ -26,5 +26,3 @@ export function createIndexCache(deps: Pick<Deps, 'storage'>, capacity = 16) {
     },
   };
 }
-
-export type IndexCache = ReturnType<typeof createIndexCache>;

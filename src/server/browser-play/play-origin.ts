@@ -16,7 +16,7 @@ export function playListenPort(config: Config, appPort: number): number {
   return appPort === 0 ? 0 : appPort + 1;
 }
 
-export function playOriginOf(config: Config): string {
+function playOriginOf(config: Config): string {
   if (!config.playOrigin) throw new AppError('unexpected_error', 'The play origin is not running in this process');
   return config.playOrigin;
 }

@@ -13,7 +13,7 @@ import { signingPurposes, type Keyring } from '../crypto/index.ts';
 export type PlayToken = { kind: 'public'; packageId: string } | { kind: 'signed'; packageId: string; expiresAt: Date };
 
 /** Signed tokens live between lifetime and lifetime + window. */
-export const signedPlayTokenLifetimeMs = 60 * 60_000;
+const signedPlayTokenLifetimeMs = 60 * 60_000;
 const signedPlayTokenWindowMs = 15 * 60_000;
 
 const publicMessageOf = (packageId: string) => `public:${packageId}`;

@@ -15,7 +15,7 @@ import { runRestore } from './restore.ts';
 
 export type CommandOutput = { stdout: (text: string) => void; stderr: (text: string) => void };
 
-export const adminUsage = `Usage:
+const adminUsage = `Usage:
   cartridge admin grant USER PRIVILEGE    give USER (id or sign-in name) a privilege
   cartridge admin revoke USER PRIVILEGE   take it back
   cartridge admin set-password USER [--name NAME]

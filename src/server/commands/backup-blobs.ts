@@ -4,7 +4,7 @@ import { formatSize } from '../../shared/format/size.ts';
 import { AppError } from '../errors.ts';
 import { parseBlobStoreUrl, validateBlobKey, type BlobStore } from '../storage/index.ts';
 import { BackupRefusal, blobListFile, blobsFolder, counted } from './backup-format.ts';
-import { eachLimited } from '../domains/packages/blobs/each-limited.ts';
+import { eachLimited } from '../../shared/limiter.ts';
 
 /** Blobs read or written at once: S3 answers each request in tens of milliseconds, a disk in less. */
 const blobsAtOnce = 4;

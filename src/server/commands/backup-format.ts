@@ -96,7 +96,7 @@ export async function hashFile(path: string): Promise<{ sha256: string; bytes: n
   return { sha256: hasher.digest('hex'), bytes };
 }
 
-export function sha256Text(text: string): string {
+function sha256Text(text: string): string {
   return new Bun.CryptoHasher('sha256').update(text).digest('hex');
 }
 

@@ -7,7 +7,7 @@ import { formatSize } from '../../shared/format/size.ts';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { openDatabase, pgliteDirOf } from '../db/client.ts';
 import { lockDataFolder, type DataFolderLock } from '../db/data-folder-lock.ts';
-import { chunkStoreLock } from '../domains/packages/blobs/chunk-store-lock.ts';
+import { chunkStoreLock } from '../storage/chunk-store-lock.ts';
 import { createBlobStore, type BlobStore } from '../storage/index.ts';
 import type { CommandOutput } from './admin.ts';
 import { copyBlobsOut, describeStore, fileStoreRoot, writeStreamToFile, type CopiedBlobs } from './backup-blobs.ts';

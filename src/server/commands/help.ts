@@ -1,6 +1,6 @@
 import { formatConfigHelp } from '../config.ts';
 
-export const serverUsage = `Usage:
+const serverUsage = `Usage:
   cartridge                                    start the server (settings below)
   cartridge admin grant|revoke USER PRIVILEGE  change a user's privileges on the database (see \`cartridge admin\`)
   cartridge admin set-password USER            set a user's password from stdin; their sessions end (see \`cartridge admin\`)

@@ -29,7 +29,7 @@ import {
 } from './backup-format.ts';
 import { secretKeyId } from '../crypto/index.ts';
 import { findPostgresTool, postgresTarget, runPostgresTool, withoutPassword, type PostgresTarget, type PostgresTool } from './postgres-tools.ts';
-import { eachLimited } from '../domains/packages/blobs/each-limited.ts';
+import { eachLimited } from '../../shared/limiter.ts';
 
 type Target = {
   config: Config;

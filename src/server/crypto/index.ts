@@ -1,5 +1,5 @@
-export { createKeyring, type Keyring, type KeyringSecrets } from './keyring.ts';
-export { signingPurposes, type SigningPurpose } from './purposes.ts';
-export { createSealer, SealedSecretError, secretKeyId, type Sealer } from './sealing.ts';
-export { createSigner, type Signer } from './signer.ts';
+export { createKeyring, type Keyring } from './keyring.ts';
+export { signingPurposes } from './purposes.ts';
+export { createSealer, SealedSecretError, secretKeyId } from './sealing.ts';
+export { createSigner } from './signer.ts';
 export { generateToken, hashToken } from './tokens.ts';

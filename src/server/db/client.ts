@@ -9,7 +9,7 @@ import * as schema from './schema/index.ts';
 import { loadPgliteAssets } from './pglite-assets.ts';
 import { lockDataFolder, type DataFolderLock } from './data-folder-lock.ts';
 
-export type Schema = typeof schema;
+type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 /** A transaction handle: it has the same query API as the database. */
 export type Executor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute' | 'transaction'>;

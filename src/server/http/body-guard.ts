@@ -8,7 +8,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /** Every JSON body is at most this large unless its route says otherwise. */
-export const defaultJsonBodyLimit = 1 * MiB;
+const defaultJsonBodyLimit = 1 * MiB;
 
 /** What a request body may be on one route. */
 export type BodyPolicy =
@@ -20,7 +20,7 @@ export type BodyPolicy =
   | { kind: 'json-text'; limit: number };
 
 /** A body Elysia must leave alone: the handler streams it. */
-export const rawBody = Symbol('raw body');
+const rawBody = Symbol('raw body');
 /** The checked text of a tRPC call's body. */
 export type CheckedBodyText = { checkedText: string };
 
@@ -40,7 +40,7 @@ function finalizeBodyLimit(config: Config): number {
 const provideBodyLimit = 5 * MiB;
 
 /** The routes whose bodies differ from the default; everything else is JSON up to 1 MiB. */
-export function bodyPolicyOf(config: Config, method: string, route: string): BodyPolicy {
+function bodyPolicyOf(config: Config, method: string, route: string): BodyPolicy {
   const is = (row: AnyRoute) => method === row.method && route === `/api${row.path}`;
   if (is(routes.packages.uploadPart) || is(routes.contentImages.uploadPart)) return { kind: 'raw' };
   if (is(routes.packages.finalize)) return { kind: 'json', limit: finalizeBodyLimit(config) };
@@ -50,7 +50,7 @@ export function bodyPolicyOf(config: Config, method: string, route: string): Bod
 }
 
 /** tRPC's procedures get the default limit too, except the one that takes a part list (batches: 'a,b'). */
-export function trpcBodyLimit(config: Config, procedurePaths: string): number {
+function trpcBodyLimit(config: Config, procedurePaths: string): number {
   return procedurePaths.split(',').includes('packages.finalize') ? finalizeBodyLimit(config) : defaultJsonBodyLimit;
 }
 

@@ -20,7 +20,7 @@ export const readiness = { maxLagMs: 500, databaseTimeoutMs: 1000, lagSampleMs: 
 
 export type ReadyAnswer = { status: 'ready' } | { status: 'busy'; reason: string };
 
-export function healthResponse(headers: Record<string, string>): Response {
+function healthResponse(headers: Record<string, string>): Response {
   return Response.json({ status: 'ok', version: apiVersion }, { headers: { ...headers, 'cache-control': 'no-store' } });
 }
 
@@ -43,7 +43,7 @@ export function startLoopLagMonitor(): { lagMs(): number; stop(): void } {
 }
 
 /** The /ready answer: the loop's lag first (no database call when the process is already stalled). */
-export async function checkReadiness(database: DatabaseHandle, lagMs: number): Promise<ReadyAnswer> {
+async function checkReadiness(database: DatabaseHandle, lagMs: number): Promise<ReadyAnswer> {
   if (lagMs > readiness.maxLagMs) return { status: 'busy', reason: `the event loop lagged ${Math.round(lagMs)} ms (limit ${readiness.maxLagMs} ms)` };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), readiness.databaseTimeoutMs)));

@@ -11,5 +11,8 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => textEntities[char]!);
 }
 
-/** A double-quoted attribute value: the same escaping (", ', &, <, >). */
+/**
+ * A double-quoted attribute value: the same escaping (", ', &, <, >).
+ * @alias escapeHtml
+ */
 export const escapeAttribute = escapeHtml;

@@ -2,7 +2,7 @@ import { jsonNestsDeeperThan, readBoundedText } from '../../shared/bounded-body.
 import { AppError } from '../errors.ts';
 
 /** Deeper bodies are refused before anything walks them: no schema of the API nests past a handful of levels. */
-export const maxJsonDepth = 64;
+const maxJsonDepth = 64;
 
 /** application/json, or any application/*+json, with or without parameters. */
 export function isJsonContentType(contentType: string | null | undefined): boolean {
@@ -11,7 +11,7 @@ export function isJsonContentType(contentType: string | null | undefined): boole
   return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'));
 }
 
-export function bodyTooLarge(limit: number): AppError {
+function bodyTooLarge(limit: number): AppError {
   return new AppError('limit_exceeded', `Request body too large: at most ${limit} bytes`, { limit }, 413);
 }
 
@@ -23,12 +23,12 @@ export function notJsonBody(): AppError {
  * The body as text, refused with 413 as soon as more than `limit` bytes are announced or arrive: a
  * hostile body never sits in memory beyond the limit.
  */
-export function readBodyText(request: Request, limit: number): Promise<string> {
+function readBodyText(request: Request, limit: number): Promise<string> {
   return readBoundedText(request, limit, { tooLarge: () => bodyTooLarge(limit), notUtf8: () => new AppError('bad_param', 'Invalid `body`') });
 }
 
 /** Nesting is measured before anything walks the text (src/shared/bounded-body.ts). */
-export function assertJsonDepth(text: string, limit = maxJsonDepth): void {
+function assertJsonDepth(text: string, limit = maxJsonDepth): void {
   if (jsonNestsDeeperThan(text, limit)) throw new AppError('bad_param', 'Invalid `body`', { reason: `nested deeper than ${limit} levels` });
 }
 

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 
 /** Where the store's sitemap is (domains/store/store.rest.ts GET /api/store/sitemap.xml). */
-export const sitemapPath = '/api/store/sitemap.xml';
+const sitemapPath = '/api/store/sitemap.xml';
 
 /**
  * /robots.txt of the app's origin (issue 21; RFC 9309): crawlers may read the public pages (home, the
@@ -11,7 +11,7 @@ export const sitemapPath = '/api/store/sitemap.xml';
  * allowed though it sits under /api/ (the longest matching rule wins). The play origin answers its own
  * robots.txt (everything disallowed: games are reached through their store page).
  */
-export function robotsTxt(baseUrl: string): string {
+function robotsTxt(baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, '');
   return [
     'User-agent: *',

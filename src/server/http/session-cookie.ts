@@ -1,6 +1,6 @@
 import type { Config } from '../config.ts';
 
-export const sessionCookieName = 'cartridge_session';
+const sessionCookieName = 'cartridge_session';
 
 /** HttpOnly so page scripts (and games) can never read it; only GET /auth/session turns it into a bearer. */
 export function sessionCookie(config: Config, token: string, expires: Date): string {

@@ -16,7 +16,7 @@ import type { Logger } from '../logger.ts';
 declare const CARTRIDGE_EMBEDDED_UPLOAD_WORKER: string | undefined;
 
 /** The fixed path, known to the client without any build-time help. */
-export const UPLOAD_WORKER_PATH = '/upload-worker.js';
+const UPLOAD_WORKER_PATH = '/upload-worker.js';
 
 const entry = join(import.meta.dir, '..', '..', 'client', 'upload', 'worker', 'upload-worker.ts');
 

@@ -88,7 +88,7 @@ export type RunnableJob = {
  * 'maintenance': an administrator's job over the whole instance that may run for hours (re-encoding
  * every content image) gets one loop of its own, for the same reason.
  */
-export type JobLane = 'deploys' | 'maintenance';
+type JobLane = 'deploys' | 'maintenance';
 
 export type JobHandle<Kind extends string, Payload, Output> = {
   readonly kind: Kind;

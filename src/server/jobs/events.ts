@@ -25,7 +25,7 @@ export function jobStateOf(job: Job, index: number): JobState {
  * The event that describes a job now; a job deleted meanwhile ends as errored. logSent: how many of the
  * job's log lines (its logCount) were sent already: the event carries the kept ones written since.
  */
-export function jobEventOf(job: Job | undefined, index: number, logSent = 0): JobUpdatedEvent {
+function jobEventOf(job: Job | undefined, index: number, logSent = 0): JobUpdatedEvent {
   if (!job) return { type: 'output', job: index, status: 'errored', progress: null, stage: null, log: [], output: null, error: 'The job no longer exists' };
   const unsent = Math.max(0, job.logCount - logSent);
   const log = unsent === 0 ? [] : job.log.slice(-Math.min(unsent, job.log.length));
@@ -35,7 +35,7 @@ export function jobEventOf(job: Job | undefined, index: number, logSent = 0): Jo
   return { type: 'progress', job: index, status: job.status, progress: job.progress, stage: job.stage, log };
 }
 
-export function serverSentEvent(event: string, data: unknown): string {
+function serverSentEvent(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 

@@ -9,7 +9,7 @@ import { channelSubscriberCount, subscribeChannel } from '../db/notify.ts';
  * (a listener that reconnects can miss some: streams also poll).
  * PostgreSQL delivers a NOTIFY sent inside a transaction at commit, so listeners never read too early.
  */
-export const jobEventsChannel = 'job_events';
+const jobEventsChannel = 'job_events';
 
 /** Sends the notification for one job (inside the caller's transaction when given one). */
 export async function publishJobUpdate(db: Executor, jobId: string): Promise<void> {

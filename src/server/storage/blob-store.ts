@@ -65,7 +65,7 @@ export type BlobStore = {
 export const maxBlobKeyLength = 960;
 export const maxStorePrefixLength = 1024 - maxBlobKeyLength;
 /** Filesystems cap a file name at 255 bytes; S3 does not, but both stores accept the same keys. */
-export const maxBlobKeySegmentLength = 255;
+const maxBlobKeySegmentLength = 255;
 
 const keyCharacters = /^[A-Za-z0-9/._-]*$/;
 

@@ -57,7 +57,7 @@ function checkKey(key: string): string {
 }
 
 /** Linux's id of the running boot; undefined elsewhere. */
-export function currentBootId(): string | undefined {
+function currentBootId(): string | undefined {
   try {
     return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
   } catch {

@@ -16,7 +16,7 @@ import {
 } from './blob-store.ts';
 
 /** Temp files live here, inside the root so a rename into place never crosses filesystems. */
-export const fileStoreTempFolder = '.tmp';
+const fileStoreTempFolder = '.tmp';
 /** Temp files older than this are leftovers of a crash and are swept when a store opens. */
 const staleTempAgeMs = 24 * 60 * 60 * 1000;
 const readChunkSize = 256 * 1024;

@@ -22,12 +22,12 @@ export function parseFreeSpaceFloor(text: string): FreeSpaceFloor | undefined {
 }
 
 /** Bytes an unprivileged writer may still take on the filesystem of `path`, and the filesystem's size. */
-export async function diskSpaceOf(path: string): Promise<{ free: number; total: number }> {
+async function diskSpaceOf(path: string): Promise<{ free: number; total: number }> {
   const info = await statfs(path);
   return { free: info.bavail * info.bsize, total: info.blocks * info.bsize };
 }
 
-export function floorBytes(floor: FreeSpaceFloor, total: number): number {
+function floorBytes(floor: FreeSpaceFloor, total: number): number {
   return 'bytes' in floor ? floor.bytes : Math.ceil((total * floor.percent) / 100);
 }
 

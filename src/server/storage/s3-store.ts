@@ -209,7 +209,7 @@ function isS3Code(error: unknown, ...codes: string[]): boolean {
 }
 
 /** http://host:port + bucket → http://bucket.host:port (path kept). */
-export function withBucketHost(endpoint: string, bucket: string): string {
+function withBucketHost(endpoint: string, bucket: string): string {
   const url = new URL(endpoint);
   url.hostname = `${bucket}.${url.hostname}`;
   return url.toString().replace(/\/$/, '');

@@ -8,7 +8,7 @@ import { crossSiteRefused } from '../http/same-origin.ts';
 import { isOutOfStorage, outOfStorage, storageFailureText } from '../storage/out-of-storage.ts';
 import { appErrorOfTrpc, trpcErrorOf } from './error-mapping.ts';
 
-export type TrpcContext = {
+type TrpcContext = {
   deps: Deps;
   /** Bearer token of the call, if any. */
   token: string | undefined;

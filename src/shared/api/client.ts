@@ -24,7 +24,7 @@ export type CallOptions = {
   label?: string;
 };
 
-export type CallInput<R extends AnyRoute> = RouteInput<R> & CallOptions;
+type CallInput<R extends AnyRoute> = RouteInput<R> & CallOptions;
 type CallArgs<R extends AnyRoute> = {} extends RouteInput<R> ? [input?: CallInput<R>] : [input: CallInput<R>];
 
 export type ApiClient = {

@@ -10,17 +10,6 @@
  *   `unknown_intent`, `wrong_finish_auth_params`). Code that is not about HTTP at all (the web client's
  *   own checks) throws these too: `new ApiError('timeout')`.
  */
-export const clientErrorCodes = [
-  'network',
-  'request_aborted',
-  'trying_few_times_failed',
-  'unsupported_hash_algorithm',
-  'unsupported_provider',
-  'unknown_intent',
-  'wrong_finish_auth_params',
-] as const;
-export type ClientErrorCode = (typeof clientErrorCodes)[number];
-
 export type ApiErrorOptions = {
   /** HTTP status; 0 (the default) when no HTTP answer is behind the error. */
   status?: number;
@@ -86,7 +75,7 @@ export function abortedError(reason: unknown, request?: string): ApiError {
   return new ApiError('request_aborted', 'Request aborted', { request, retryable: false, cause: reason });
 }
 
-export function isAbortError(error: unknown): boolean {
+function isAbortError(error: unknown): boolean {
   if (error instanceof ApiError) return error.code === 'request_aborted';
   return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'AbortError';
 }

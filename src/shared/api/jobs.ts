@@ -1,7 +1,7 @@
 import type { JobState, JobUpdatedEvent } from '../schemas/jobs.ts';
 import type { ApiClient, CallOptions } from './client.ts';
 import { ApiError } from './errors.ts';
-import { sleep } from './retry.ts';
+import { sleep } from '../sleep.ts';
 import { routes } from './routes.ts';
 
 export type FinishedJob = { status: 'succeeded' | 'errored'; output: unknown; error: string | null };
@@ -27,7 +27,7 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
 }
 
 /** POST /jobs for one token: its state (not_found when the server does not know it). */
-export async function getJobState(api: ApiClient, token: string, options: CallOptions = {}): Promise<JobState> {
+async function getJobState(api: ApiClient, token: string, options: CallOptions = {}): Promise<JobState> {
   const [state] = await api.call(routes.jobs.state, { body: { tokens: [token] }, ...options });
   if (!state) throw new ApiError('not_found', 'the server did not report the job', { status: 404, request: 'POST /jobs', retryable: false });
   return state;

@@ -1,8 +1,9 @@
+import { sleep } from '../sleep.ts';
 import { abortedError, ApiError, toApiError, TriedFewTimesError } from './errors.ts';
 
 /** Spec §9: tries per upload request and the pause between them. */
 export const UPLOAD_TRIES = 3;
-export const UPLOAD_RETRY_DELAY_MS = 5000;
+const UPLOAD_RETRY_DELAY_MS = 5000;
 
 /**
  * How a call is tried again, chosen by whoever makes the client (and per call when needed). Only
@@ -26,21 +27,6 @@ export const noRetry: RetryPolicy = { tries: 1, delayMs: 0 };
 
 /** Spec §9 for uploads (part uploads, create, finalize, resolve): 3 tries, 5000 ms apart. */
 export const uploadRetry: RetryPolicy = { tries: UPLOAD_TRIES, delayMs: UPLOAD_RETRY_DELAY_MS };
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /**
  * Runs `attempt` up to `policy.tries` times, `policy.delayMs` apart. A failure that is not an ApiError

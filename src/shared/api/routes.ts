@@ -25,7 +25,7 @@ import type {
 import type { storeProjectSchema } from '../schemas/store.ts';
 import type { projectMediaSchema, putProjectMediaInput, storeIndexPageSchema, storeIndexQuery } from '../schemas/project-media.ts';
 import type { createContentImageInput, createdContentImageSchema, finalizeContentImageInput, finalizedContentImageSchema } from '../schemas/content-images.ts';
-import type { adminPrivilegeInput, adminUserSchema, createApiTokenInput, createdApiTokenSchema, meSchema, patchMeInput, sessionItemSchema } from '../schemas/users.ts';
+import type { adminPrivilegeInput, createApiTokenInput, createdApiTokenSchema, meSchema, patchMeInput, sessionItemSchema } from '../schemas/users.ts';
 import type { branchHistoryItemSchema, createVersionInput, historyPageQuery, patchVersionInput, versionInBranchSchema, versionSchema } from '../schemas/versions.ts';
 import type {
   addPasswordInput,
@@ -114,9 +114,9 @@ export const routes = {
   },
   /** Instance administrators (others: not_found). */
   admin: {
-    users: get('/admin/users').reply<ListOf<typeof adminUserSchema>>(),
-    grantPrivilege: post('/admin/privileges/grant').body<typeof adminPrivilegeInput>().reply<typeof adminUserSchema>(),
-    revokePrivilege: post('/admin/privileges/revoke').body<typeof adminPrivilegeInput>().reply<typeof adminUserSchema>(),
+    users: get('/admin/users').reply<ListOf<typeof meSchema>>(),
+    grantPrivilege: post('/admin/privileges/grant').body<typeof adminPrivilegeInput>().reply<typeof meSchema>(),
+    revokePrivilege: post('/admin/privileges/revoke').body<typeof adminPrivilegeInput>().reply<typeof meSchema>(),
     /** Per-project quota overrides: a number (0 = no limit) or null for the instance default. */
     setProjectQuotas: put('/admin/project-quotas').body<typeof setProjectQuotasInput>().reply<typeof quotasSchema>(),
     /** Cloud-play host machines: the token of a new one is in create's reply only. */

@@ -5,7 +5,7 @@ import type { ArchiveIndex } from './types.ts';
  * chunks spares pass 2 compressing them again (the dominant cost of packing with zstd). Weakly held by
  * the index, so an index the caller drops frees its cache.
  */
-export const COMPRESSED_CACHE_BUDGET = 64 * 1024 * 1024;
+const COMPRESSED_CACHE_BUDGET = 64 * 1024 * 1024;
 
 export type CompressedCache = { chunks: Map<string, Uint8Array>; bytes: number };
 

@@ -27,7 +27,10 @@ export const MIN_CHUNK_SIZE = 16 * 1024;
 export const MAX_CHUNK_SIZE = 256 * 1024;
 /** Spec §9 "32768 mask": a cut where the top 15 bits of the gear hash are zero (probability 1/32768). */
 export const BOUNDARY_MASK_MODULUS = 32768;
-/** Algorithm 0 cuts every file into pieces of this size, so reader memory stays bounded by one chunk. */
+/**
+ * Algorithm 0 cuts every file into pieces of this size, so reader memory stays bounded by one chunk.
+ * @alias MAX_CHUNK_SIZE
+ */
 export const FIXED_CHUNK_SIZE = MAX_CHUNK_SIZE;
 export const DEFAULT_ZSTD_LEVEL = 1;
 

@@ -2,9 +2,11 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { detectAdapters } from './adapters.ts';
 import { equalBytes } from './bytes.ts';
+import { indexAboveLimit, readCappedIndex } from './index-body.ts';
 import { DEFAULT_MAX_INDEX_SIZE, INDEX_HASH_SIZE } from './constants.ts';
 import { ArchiveError } from './errors.ts';
-import { BodyReader, type RemoteOptions } from './remote.ts';
+import { BodyReader } from './remote/body-reader.ts';
+import type { RemoteOptions } from './remote/request.ts';
 
 /**
  * Index deltas by Compression Dictionary Transport (RFC 9842, content coding `dcz`): a client that holds
@@ -30,7 +32,7 @@ export const DCZ_HEADER_SIZE = DCZ_MAGIC.length + INDEX_HASH_SIZE;
 /** Largest base index used as a dictionary (its tables take ≈ 6× its size while compressing). */
 export const MAX_DICTIONARY_BYTES = 64 * 1024 * 1024;
 /** Largest new index sent as a delta: windowLog 27, the most RFC 9842 clients must accept (128 MB). */
-export const MAX_DELTA_TARGET_BYTES = 128 * 1024 * 1024;
+const MAX_DELTA_TARGET_BYTES = 128 * 1024 * 1024;
 /** Above this base size the fast strategies cannot index the whole dictionary: greedy with larger tables. */
 const DFAST_DICTIONARY_BYTES = 16 * 1024 * 1024;
 const MAX_WINDOW_LOG = 27;
@@ -183,19 +185,10 @@ export async function fetchIndexWithDictionary(
   const before = options.stats?.bytesFetched ?? 0;
   const counting = options.stats ?? { requests: 0, bytesFetched: 0 };
   const body = new BodyReader(response.body, counting, options.signal);
-  let received: Uint8Array;
-  try {
-    received = await body.readAll(maxIndexSize + DCZ_HEADER_SIZE);
-  } catch (error) {
-    throw error instanceof ArchiveError && error.code === 'invalid_option'
-      ? new ArchiveError('wrong_index_size', `the index is above the limit of ${maxIndexSize} bytes`)
-      : error;
-  } finally {
-    await body.cancel();
-  }
+  const received = await readCappedIndex(body, maxIndexSize + DCZ_HEADER_SIZE, maxIndexSize);
   const receivedBytes = counting.bytesFetched - before;
   if (!delta) {
-    if (received.length > maxIndexSize) throw new ArchiveError('wrong_index_size', `the index is above the limit of ${maxIndexSize} bytes`);
+    if (received.length > maxIndexSize) throw indexAboveLimit(maxIndexSize);
     return { bytes: received, encoding: 'identity', received: receivedBytes };
   }
   const bytes = await decodeIndexDelta(received, dictionary!.bytes, dictionary!.hash, maxIndexSize);

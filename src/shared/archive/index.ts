@@ -63,25 +63,8 @@ export { readArchive, readArchiveFromUrl, type ArchiveReadResult, type ReadChunk
 export { readAllFiles } from './files.ts';
 export { bytesSource, generatedSource } from './sources.ts';
 export { archiveSize, type ArchiveSize } from './size.ts';
-export {
-  archiveDataStart,
-  locateChunks,
-  planRuns,
-  readRemoteIndex,
-  readRemoteIndexHeader,
-  remoteIndexFrom,
-  fetchIndexFile,
-  fetchRun,
-  fetchRuns,
-  decodeChunk,
-  DEFAULT_RUN_OPTIONS,
-  type RemoteFetch,
-  type RemoteStats,
-  type RemoteOptions,
-  type RemoteIndex,
-  type RemoteIndexHeader,
-  type LocatedChunk,
-  type PlannedChunk,
-  type Run,
-  type RunOptions,
-} from './remote.ts';
+export { archiveDataStart, locateChunks, planRuns, DEFAULT_RUN_OPTIONS, type LocatedChunk, type PlannedChunk, type Run } from './remote/run-plan.ts';
+export { readRemoteIndex, readRemoteIndexHeader, remoteIndexFrom, type RemoteIndex, type RemoteIndexHeader } from './remote/index-read.ts';
+export { fetchIndexFile } from './remote/index-file.ts';
+export { fetchRun, fetchRuns, decodeChunk, type RunOptions } from './remote/run-fetch.ts';
+export { type RemoteFetch, type RemoteStats, type RemoteOptions } from './remote/request.ts';

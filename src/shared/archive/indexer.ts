@@ -1,6 +1,6 @@
 import { toHex } from './bytes.ts';
 import { createChunker } from './chunker.ts';
-import { collectChunkHashes, walkFiles } from './chunks.ts';
+import { walkFiles } from './chunks.ts';
 import { COMPRESSION_ZSTD } from './constants.ts';
 import { createCompressedCache, rememberCompressed, type CompressedCache } from './compressed-cache.ts';
 import { resolvePackOptions, type PackOptions, type ResolvedPackOptions } from './options.ts';

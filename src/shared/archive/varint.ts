@@ -19,16 +19,6 @@ export function encodeVarint(value: number): Uint8Array {
   return Uint8Array.from(out);
 }
 
-export function varintLength(value: number): number {
-  let length = 1;
-  let rest = value;
-  while (rest >= 0x80) {
-    rest = Math.floor(rest / 0x80);
-    length++;
-  }
-  return length;
-}
-
 export type VarintResult = { value: number; next: number };
 
 /**

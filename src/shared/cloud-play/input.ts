@@ -13,7 +13,7 @@
  * the agent needs no keyboard layout of its own; buttons are X11's (1 left, 2 middle, 3 right, 4 and 5
  * the wheel up and down, sent as a press and a release).
  */
-export const inputCodes = { keyDown: 0, keyUp: 1, mouseMove: 3, mouseDown: 4, mouseUp: 5, ping: 6 } as const;
+const inputCodes = { keyDown: 0, keyUp: 1, mouseMove: 3, mouseDown: 4, mouseUp: 5, ping: 6 } as const;
 
 export type InputEvent =
   | { type: 'keyDown' | 'keyUp'; key: number }

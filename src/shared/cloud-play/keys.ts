@@ -9,7 +9,7 @@ const bottom = 'ZXCVBNM'.split('').map((letter, index) => [`Key${letter}`, 44 + 
 const digits = '123456789'.split('').map((digit, index) => [`Digit${digit}`, 2 + index] as const);
 const functions = Array.from({ length: 10 }, (_, index) => [`F${index + 1}`, 59 + index] as const);
 
-export const evdevCodes: Readonly<Record<string, number>> = Object.fromEntries([
+const evdevCodes: Readonly<Record<string, number>> = Object.fromEntries([
   ...letters,
   ...home,
   ...bottom,

@@ -52,10 +52,6 @@ export function findLanguage(code: string | null | undefined): Language | undefi
   return byLowerCode.get(code.trim().replace(/_/g, '-').toLowerCase());
 }
 
-export function isLanguageCode(code: unknown): code is LanguageCode {
-  return typeof code === 'string' && (languageCodes as readonly string[]).includes(code);
-}
-
 /** The language with this code; the base language for an unknown code. */
 export function getLanguageInfo(code: LanguageCode): Language {
   return findLanguage(code) ?? (findLanguage(baseLanguage) as Language);

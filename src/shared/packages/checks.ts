@@ -27,7 +27,7 @@ export type PackageFix =
   | { kind: 'set_entrypoint'; candidates: string[][]; path?: string[] }
   | { kind: 'unset_entrypoint' };
 
-export type PackageWarningCode =
+type PackageWarningCode =
   | 'no_files'
   | 'single_root_directory'
   | 'entrypoint_not_set'

@@ -14,9 +14,9 @@ const valueNames: { [G in TagGroup]: Record<TagValue<G>, string> } = {
 /** Word order of a title; distro is folded into the os word: 'Linux (Ubuntu)'. */
 const titleOrder = ['os', 'arch', 'bits', 'runtime', 'packaging', 'component'] as const satisfies readonly TagGroup[];
 
-export const DEFAULT_PACKAGE_TITLE_MAX_LENGTH = 100;
+const DEFAULT_PACKAGE_TITLE_MAX_LENGTH = 100;
 /** The title of a package with neither its own title nor known tags. */
-export const FALLBACK_PACKAGE_TITLE = 'Package';
+const FALLBACK_PACKAGE_TITLE = 'Package';
 
 function namesOf(tags: ReadonlySet<string>, group: TagGroup): string[] {
   const names: Record<string, string> = valueNames[group];

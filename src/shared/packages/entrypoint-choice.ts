@@ -18,7 +18,7 @@ const SCRIPT_EXTENSIONS: ReadonlySet<string> = new Set(['js', 'mjs', 'cjs']);
 const LAUNCHER_EXTENSIONS: ReadonlySet<string> = new Set(['sh', 'bat', 'cmd', 'jar']);
 const NATIVE_TAGS: readonly string[] = ['os:linux', 'os:macos'];
 
-export const MAX_CANDIDATES = 10;
+const MAX_CANDIDATES = 10;
 
 export function isWebPage(name: string): boolean {
   return PAGE_EXTENSIONS.has(fileExtension(name));

@@ -21,7 +21,7 @@ export function searchWords(query: string): string[] {
   return foldForSearch(query).split(/\s+/u).filter((word) => word !== '');
 }
 
-export function packageSearchText(pkg: SearchablePackage, extra: readonly string[] = []): string {
+function packageSearchText(pkg: SearchablePackage, extra: readonly string[] = []): string {
   const parts = [pkg.title, ...pkg.tags, ...pkg.tags.map((tag) => tag.slice(tag.indexOf(':') + 1)), pkg.entrypoint?.join('/') ?? '', ...pkg.versions.map((version) => version.title), ...extra];
   return foldForSearch(parts.join('\n'));
 }

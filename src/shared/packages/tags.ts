@@ -27,11 +27,11 @@ export const tagGroupNames = Object.keys(tagGroups) as TagGroup[];
 export const allPackageTags: readonly PackageTag[] = tagGroupNames.flatMap((group) =>
   tagGroups[group].map((value) => `${group}:${value}` as PackageTag),
 );
-export const MAX_PACKAGE_TAGS = 20;
+const MAX_PACKAGE_TAGS = 20;
 /** The tag distro values depend on. */
 export const LINUX_TAG: PackageTag = 'os:linux';
 
-export type TagProblemReason = 'unknown_group' | 'unknown_value' | 'distro_without_linux' | 'duplicate';
+type TagProblemReason = 'unknown_group' | 'unknown_value' | 'distro_without_linux' | 'duplicate';
 export type TagProblem = { tag: string; reason: TagProblemReason };
 export type ParsedTag = { ok: true; tag: PackageTag; group: TagGroup; value: TagValue } | { ok: false; reason: 'unknown_group' | 'unknown_value' };
 export type TagValidation = { ok: true; tags: PackageTag[] } | { ok: false; problem: TagProblem };

@@ -1,7 +1,7 @@
 import { MODE_EXECUTABLE } from '../archive/constants.ts';
 import { walkEntries } from '../archive/tree.ts';
 import type { ArchiveDirectory, ArchiveFile, FileSource } from '../archive/types.ts';
-import { createLimiter } from '../upload/limiter.ts';
+import { createLimiter } from '../limiter.ts';
 import { detectProgram, PROGRAM_SNIFF_BYTES, programKey, type ProgramInfo } from './program-detect.ts';
 
 /** The first `size` bytes of a source: a Blob (a browser File, Bun.file) is sliced, anything else streamed and cancelled. */

@@ -46,7 +46,7 @@ export function matchPathname<V>(routes: readonly Route<V>[], pathname: string):
   return found && { ...found, segments };
 }
 
-export function matchSegments<V>(
+function matchSegments<V>(
   routes: readonly Route<V>[],
   segments: readonly string[],
   params: Record<string, string>,

@@ -26,7 +26,7 @@ export type PasswordSignInInput = z.input<typeof passwordSignInInput>;
 
 const isoDate = z.string();
 
-export const userInfoSchema = z.object({ id: z.string(), title: z.string() });
+const userInfoSchema = z.object({ id: z.string(), title: z.string() });
 
 /** Spec §3 Session; every field null for a visitor. */
 export const sessionSchema = z.object({

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordIdSchema, singleLineText } from './text.ts';
 
 export const branchIdSchema = recordIdSchema;
-export const branchTitleSchema = singleLineText(1, 64);
+const branchTitleSchema = singleLineText(1, 64);
 
 export const createBranchInput = z.object({ title: branchTitleSchema });
 
@@ -12,7 +12,7 @@ export const createBranchInput = z.object({ title: branchTitleSchema });
  * versions), like the instance's QUOTA_* settings; in `retentionEffective` (what the retention job
  * enforces) null means "no limit".
  */
-export const branchRetentionSchema = z.object({
+const branchRetentionSchema = z.object({
   quotaCount: z.number().int().min(0).max(1_000_000).nullable(),
   quotaTime: z.number().int().min(0).max(36_500 * 86_400).nullable(),
   quotaNonCurrentTime: z.number().int().min(0).max(36_500 * 86_400).nullable(),

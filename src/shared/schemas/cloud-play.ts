@@ -95,7 +95,7 @@ export const machineProvideInput = z.object({
 });
 
 /** Where the agent fetches a session's package: GET /internal/access/projects/{p}/branches/{b}/versions/{v}/packages/{pkg} ('-' for no branch or version). */
-export const cloudPackageRefSchema = z.object({
+const cloudPackageRefSchema = z.object({
   project: z.string(),
   branch: z.string(),
   version: z.string(),
@@ -107,7 +107,7 @@ export const cloudPackageRefSchema = z.object({
   indexHash: z.string().nullable(),
 });
 
-export const machineWorkSchema = z.discriminatedUnion('kind', [
+const machineWorkSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('start'),
     session: z.string(),

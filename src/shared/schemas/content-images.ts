@@ -23,8 +23,8 @@ export const maxContentImageSide = 16_384;
  * than its pixels (a 39 KB PNG of 16384×2441 took a minute and a gigabyte) is refused before decoding.
  * A JPEG of a single flat colour, the smallest any encoder makes, holds ≈ 170 pixels a byte.
  */
-export const freeContentImagePixels = 4_194_304;
-export const contentImagePixelsPerByte = 256;
+const freeContentImagePixels = 4_194_304;
+const contentImagePixelsPerByte = 256;
 
 /** The sentence refusing an image whose file is too small for its pixels, or undefined when it pays. */
 export function unpaidPixelsMessage(width: number, height: number, bytes: number): string | undefined {
@@ -42,14 +42,12 @@ export const createContentImageInput = z.object({
   /** Device pixels per CSS pixel × 100 the image was made at (spec §9: default 100). */
   scale: z.number().int().min(1).max(1000).default(100),
 });
-export type CreateContentImageInput = z.input<typeof createContentImageInput>;
 
 export const createdContentImageSchema = z.object({ id: z.string(), uploadInfo: uploadInfoSchema });
 export type CreatedContentImage = z.infer<typeof createdContentImageSchema>;
 
 /** PUT .../content/images/{image}/finalize {token, parts}: exactly one part, part 0. */
 export const finalizeContentImageInput = z.object({ token: tokenText(), parts: z.array(partDescriptorSchema).min(1).max(1) });
-export type FinalizeContentImageInput = z.input<typeof finalizeContentImageInput>;
 
 /**
  * The finalized image: `url` is what the markdown references (its largest size); width and height are
@@ -65,7 +63,7 @@ export const finalizedContentImageSchema = z.object({
 export type FinalizedContentImage = z.infer<typeof finalizedContentImageSchema>;
 
 /** The widths a content image is made in (those below its own width, then its own): srcset candidates. */
-export const contentImageStepWidths = [320, 640, 960, 1280, 1920, 2560] as const;
+const contentImageStepWidths = [320, 640, 960, 1280, 1920, 2560] as const;
 
 export function contentImageWidths(width: number): number[] {
   return [...contentImageStepWidths.filter((step) => step < width), width];

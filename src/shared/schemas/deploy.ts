@@ -15,13 +15,13 @@ export const deployCredentialIdSchema = recordIdSchema;
 export const deploySiteIdSchema = recordIdSchema;
 
 /** Spec §5: an itch.io API key is exactly 40 letters and digits (the Add button stays disabled otherwise). */
-export const itchKeyPattern = /^[A-Za-z0-9]{40}$/;
+const itchKeyPattern = /^[A-Za-z0-9]{40}$/;
 
 export function isValidDeployKey(provider: DeployProvider, key: string): boolean {
   return provider === 'itch' ? itchKeyPattern.test(key) : /^[\x21-\x7E]{1,512}$/.test(key);
 }
 
-export const deployCredentialTitleSchema = singleLineText(0, 64);
+const deployCredentialTitleSchema = singleLineText(0, 64);
 
 /**
  * POST /users/me/deploy-credentials. An empty or absent title becomes 'Key {n}'. The key's own rule
@@ -38,10 +38,9 @@ export const createDeployCredentialInput = z
       context.addIssue({ code: 'custom', path: ['key'], message: input.provider === 'itch' ? 'must be exactly 40 letters and digits' : 'not a key' });
     }
   });
-export type CreateDeployCredentialInput = z.input<typeof createDeployCredentialInput>;
 
 /** A deploy site as its credential's owner sees it under the credential (the delete confirmation names them). */
-export const credentialSiteSchema = z.object({
+const credentialSiteSchema = z.object({
   id: z.string(),
   projectId: z.string(),
   projectTitle: z.string(),
@@ -76,10 +75,9 @@ export const createDeploySiteInput = z.object({
   credential: deployCredentialIdSchema,
   site: z.string().min(1).max(300),
 });
-export type CreateDeploySiteInput = z.input<typeof createDeploySiteInput>;
 
 /** What a deploy site is missing to take deploys now (shown before a deploy starts), or null. */
-export const deployProblemSchema = z.enum(['butler_missing', 'steam_not_supported']).nullable();
+const deployProblemSchema = z.enum(['butler_missing', 'steam_not_supported']).nullable();
 export type DeployProblem = z.infer<typeof deployProblemSchema>;
 
 export const deploySiteSchema = z.object({
@@ -167,14 +165,13 @@ export const deployVersionInput = z.object({
   site: deploySiteIdSchema,
   packages: z.array(z.object({ package: recordIdSchema, channel: deployChannelSchema })).max(50),
 });
-export type DeployVersionInput = z.input<typeof deployVersionInput>;
 
 /** A deploy job's stages while it runs (spec §4), after 'queued' and before 'succeeded' or 'errored'. */
-export const deployStageNames = ['downloading', 'unpacking', 'uploading'] as const;
+const deployStageNames = ['downloading', 'unpacking', 'uploading'] as const;
 export type DeployStage = (typeof deployStageNames)[number];
 
 /** Spec §4 deploy job states, as the dialog shows them. */
-export const deployStateNames = ['queued', ...deployStageNames, 'succeeded', 'errored'] as const;
+const deployStateNames = ['queued', ...deployStageNames, 'succeeded', 'errored'] as const;
 export type DeployState = (typeof deployStateNames)[number];
 
 /** The spec §4 state of a deploy job from its queue status and stage. */

@@ -8,7 +8,7 @@ export const signInProviderSchema = z.enum(signInProviderIds);
 export type SignInProviderId = z.infer<typeof signInProviderSchema>;
 
 /** What an external sign-in is for (spec §3 finish response): sign in, make an account, or link one. */
-export const externalIntentSchema = z.enum(['login', 'register', 'link']);
+const externalIntentSchema = z.enum(['login', 'register', 'link']);
 export type ExternalIntent = z.infer<typeof externalIntentSchema>;
 
 /** POST /auth/external/start?provider&intent. */
@@ -41,7 +41,7 @@ export type FinishedExternalAuth = z.infer<typeof finishedExternalAuthSchema>;
 export const finishTokenQuery = z.object({ token: tokenText() });
 
 /** A way in: provider 'password' (name = the sign-in name) or a provider account (name = its stable id). */
-export const credentialProviderSchema = z.union([z.literal('password'), signInProviderSchema]);
+const credentialProviderSchema = z.union([z.literal('password'), signInProviderSchema]);
 
 /** Spec §3 Credential. */
 export const credentialSchema = z.object({

@@ -6,15 +6,14 @@ import { tokenText } from './text.ts';
  * only through its access token, returned by the call that started it (resolve, deploy, ...).
  */
 
-export const jobTokenSchema = tokenText();
+const jobTokenSchema = tokenText();
 
 /** POST /jobs body and tRPC jobs.state input: the tokens, in the order the answer keeps. */
 export const jobTokensInput = z.object({ tokens: z.array(jobTokenSchema).min(1).max(100) });
 
 /** The queue's statuses: queued (again after a failed attempt that is retried), running, then one final. */
-export const jobStatusSchema = z.enum(['queued', 'running', 'succeeded', 'errored']);
+const jobStatusSchema = z.enum(['queued', 'running', 'succeeded', 'errored']);
 export type JobStatusName = z.infer<typeof jobStatusSchema>;
-export const finishedJobStatuses: readonly JobStatusName[] = ['succeeded', 'errored'];
 
 /** Lines of a job's log the server keeps (the newest); each line at most maxJobLogLineLength characters. */
 export const maxJobLogLines = 200;
@@ -49,7 +48,7 @@ export type StartedJob = z.infer<typeof startedJobSchema>;
  * log: the lines written since this stream's previous event of the job (on connect: every kept line),
  * so a client appends them; lines dropped from the kept window before they were sent are not repeated.
  */
-export const jobUpdatedEventSchema = z.discriminatedUnion('type', [
+const jobUpdatedEventSchema = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('progress'),
     job: z.number().int(),

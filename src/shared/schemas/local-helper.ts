@@ -26,7 +26,7 @@ export const localFileNameSchema = z
   .max(255)
   .refine((name) => !/[/\\\u0000-\u001f]/.test(name) && name !== '.' && name !== '..' && name.trim() === name, 'a file name, not a path');
 
-export const workspaceSchema = z.object({ id, local_path: z.string() });
+const workspaceSchema = z.object({ id, local_path: z.string() });
 export type Workspace = z.infer<typeof workspaceSchema>;
 
 /** What is installed in a workdir (set by workdir_transition). */
@@ -40,7 +40,6 @@ export const workdirPackageSchema = z.object({
   version_title: title,
   package_title: title,
 });
-export type WorkdirPackage = z.infer<typeof workdirPackageSchema>;
 
 /**
  * A workdir: a folder in a workspace holding one package. The four ids and titles are absent until a
@@ -49,7 +48,6 @@ export type WorkdirPackage = z.infer<typeof workdirPackageSchema>;
  * (repair found problems it could not fix, or the last transition failed before anything was installed).
  */
 export const workdirStates = ['empty', 'installing', 'installed', 'damaged'] as const;
-export type WorkdirState = (typeof workdirStates)[number];
 
 export const workdirSchema = workdirPackageSchema.partial().extend({
   id,
@@ -70,7 +68,7 @@ export const workdirSchema = workdirPackageSchema.partial().extend({
 export type Workdir = z.infer<typeof workdirSchema>;
 
 /** Spec §3: bytes done of total for one workdir's running transition (install, update or repair). */
-export const transitionProgressSchema = z.object({ workdir: id, done: z.number(), total: z.number() });
+const transitionProgressSchema = z.object({ workdir: id, done: z.number(), total: z.number() });
 export type TransitionProgress = z.infer<typeof transitionProgressSchema>;
 
 export const versionReplySchema = z.object({
@@ -82,12 +80,12 @@ export const versionReplySchema = z.object({
 });
 export type VersionReply = z.infer<typeof versionReplySchema>;
 
-export const emptyInput = z.object({}).strict();
-export const workdirRefInput = z.object({ id }).strict();
-export const transitionStatusInput = z.object({ id: id.optional() }).strict();
-export const workdirAddInput = z.object({ workspace: id, name: localFileNameSchema }).strict();
-export const workdirAddReply = z.object({ id });
-export const workdirTransitionInput = workdirPackageSchema
+const emptyInput = z.object({}).strict();
+const workdirRefInput = z.object({ id }).strict();
+const transitionStatusInput = z.object({ id: id.optional() }).strict();
+const workdirAddInput = z.object({ workspace: id, name: localFileNameSchema }).strict();
+const workdirAddReply = z.object({ id });
+const workdirTransitionInput = workdirPackageSchema
   .extend({
     id,
     /** A signed archive URL from GET .../download (the archive itself, not filter=index or zip). */
@@ -102,11 +100,10 @@ export const workdirTransitionInput = workdirPackageSchema
     package_entrypoint: z.array(localFileNameSchema).max(64),
   })
   .strict();
-export type WorkdirTransitionInput = z.infer<typeof workdirTransitionInput>;
 /** package_url: a fresh signed URL of the installed package; without it the helper uses the last one workdir_transition was given (which may have expired). */
-export const workdirRepairInput = z.object({ id, package_url: z.string().url().max(4096).optional() }).strict();
-export const workdirDeleteInput = z.object({ id, deleteFiles: z.boolean().optional() }).strict();
-export const okReply = z.object({ ok: z.literal(true) });
+const workdirRepairInput = z.object({ id, package_url: z.string().url().max(4096).optional() }).strict();
+const workdirDeleteInput = z.object({ id, deleteFiles: z.boolean().optional() }).strict();
+const okReply = z.object({ ok: z.literal(true) });
 
 /** Every method: its input and reply schema. */
 export const localHelperMethods = {
@@ -138,7 +135,7 @@ export type LocalHelperReply<M extends LocalHelperMethod> = z.infer<(typeof loca
  * not_installed (launch/repair before install), bad_entrypoint (missing or leaving the workdir),
  * download_failed, unexpected_error.
  */
-export const localHelperErrorCodes = [
+const localHelperErrorCodes = [
   'not_trusted',
   'bad_host',
   'bad_origin',
@@ -162,7 +159,7 @@ export type LocalHelperFailure = z.infer<typeof localHelperFailureSchema>;
 /** The helper program's platforms the server may offer for download (GET /api/local-app/{platform}). */
 export const localAppPlatforms = ['linux-x64', 'linux-arm64', 'darwin-x64', 'darwin-arm64', 'windows-x64'] as const;
 export type LocalAppPlatform = (typeof localAppPlatforms)[number];
-export const localAppDownloadSchema = z.object({
+const localAppDownloadSchema = z.object({
   platform: z.enum(localAppPlatforms),
   fileName: z.string(),
   size: z.number(),

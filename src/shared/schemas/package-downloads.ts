@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** GET .../download?filter=: none for the archive itself, index for its encoded index, zip for a ZIP. */
-export const downloadFilterSchema = z.enum(['index', 'zip']);
+const downloadFilterSchema = z.enum(['index', 'zip']);
 export const downloadQuery = z.object({ filter: downloadFilterSchema.optional() });
 export type DownloadFilter = z.infer<typeof downloadFilterSchema>;
 
@@ -18,5 +18,5 @@ export const packageSpaceSchema = z.object({
 export type PackageSpace = z.infer<typeof packageSpaceSchema>;
 
 /** The tRPC form of GET .../torrent (tRPC speaks JSON): the .torrent bytes in base64. */
-export const torrentFileSchema = z.object({ fileName: z.string(), base64: z.string() });
+const torrentFileSchema = z.object({ fileName: z.string(), base64: z.string() });
 export type TorrentFile = z.infer<typeof torrentFileSchema>;

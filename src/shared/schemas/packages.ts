@@ -3,23 +3,23 @@ import { recordIdSchema, singleLineText, tokenText } from './text.ts';
 import { packageTagsSchema } from '../packages/tags.ts';
 
 export const packageIdSchema = recordIdSchema;
-export const packageTitleSchema = singleLineText(1, 128);
-export const packageStatusNames = ['uploading', 'finalized', 'resolving', 'ready', 'errored'] as const;
+const packageTitleSchema = singleLineText(1, 128);
+const packageStatusNames = ['uploading', 'finalized', 'resolving', 'ready', 'errored'] as const;
 export type PackageStatusName = (typeof packageStatusNames)[number];
 
 /**
  * The start file as path parts from the package root: no empty part, no '.' or '..', no slash,
  * backslash or NUL inside a part (the archive's own name rules).
  */
-export const entrypointPartSchema = z
+const entrypointPartSchema = z
   .string()
   .min(1)
   .max(255)
   .refine((part) => part !== '.' && part !== '..' && !/[/\\\0]/.test(part), 'not a path part');
-export const entrypointSchema = z.array(entrypointPartSchema).min(1).max(1024).nullable();
+const entrypointSchema = z.array(entrypointPartSchema).min(1).max(1024).nullable();
 
 /** Largest archive accepted at all (the project's packageSize quota usually caps it lower). */
-export const maxDeclaredPackageSize = Number.MAX_SAFE_INTEGER;
+const maxDeclaredPackageSize = Number.MAX_SAFE_INTEGER;
 
 /** POST .../packages. */
 export const createPackageInput = z.object({
@@ -29,7 +29,6 @@ export const createPackageInput = z.object({
   entrypoint: entrypointSchema.default(null),
   basePackage: packageIdSchema.nullish(),
 });
-export type CreatePackageInput = z.input<typeof createPackageInput>;
 
 /** PATCH .../packages/{package}: {title} (null: back to the derived title) or {tags}. */
 export const patchPackageInput = z
@@ -92,7 +91,7 @@ export const packageSchema = z.object({
 export type Package = z.infer<typeof packageSchema>;
 
 /** A version a package is in, as the project's package list names it. */
-export const packageVersionRefSchema = z.object({ id: z.string(), title: z.string() });
+const packageVersionRefSchema = z.object({ id: z.string(), title: z.string() });
 export type PackageVersionRef = z.infer<typeof packageVersionRefSchema>;
 
 /**
@@ -101,7 +100,3 @@ export type PackageVersionRef = z.infer<typeof packageVersionRefSchema>;
  */
 export const projectPackageSchema = packageSchema.extend({ versions: z.array(packageVersionRefSchema) });
 export type ProjectPackage = z.infer<typeof projectPackageSchema>;
-
-/** POST .../resolve: the job to follow (GET /api/jobs?token=...); its output is { package: id }. */
-export const resolveJobSchema = z.object({ job: z.string(), token: z.string() });
-export type ResolveJob = z.infer<typeof resolveJobSchema>;

@@ -36,9 +36,8 @@ export const storeIndexQuery = z.object({
   cursor: z.string().max(100).optional(),
   count: z.coerce.number().int().min(1).max(60).default(24),
 });
-export type StoreIndexQuery = z.input<typeof storeIndexQuery>;
 
-export const storeIndexItemSchema = z.object({
+const storeIndexItemSchema = z.object({
   id: z.string(),
   title: z.string(),
   cover: descriptionImageSchema.nullable(),

@@ -5,7 +5,7 @@ import { multiLineText, recordIdSchema, singleLineText, tokenText, userRefSchema
 /** Project roles, ranked low to high (spec §6); 'starred' is a non-member who starred a public project. */
 export const projectRoleNames = ['tester', 'developer', 'admin'] as const;
 export type ProjectRole = (typeof projectRoleNames)[number];
-export const projectRoleSchema = z.enum(projectRoleNames);
+const projectRoleSchema = z.enum(projectRoleNames);
 export type ProjectUserRole = ProjectRole | 'starred';
 
 /** Spec §6 userPossibleActions. */
@@ -30,7 +30,7 @@ export const projectActionNames = [
 export type ProjectAction = (typeof projectActionNames)[number];
 
 export const projectIdSchema = recordIdSchema;
-export const projectTitleSchema = singleLineText(1, 100);
+const projectTitleSchema = singleLineText(1, 100);
 
 export const createProjectInput = z.object({ title: projectTitleSchema });
 

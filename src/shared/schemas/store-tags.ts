@@ -110,4 +110,3 @@ export const storeTagsSchema = z
       seen.add(tag);
     }
   });
-export type StoreTags = z.infer<typeof storeTagsSchema>;

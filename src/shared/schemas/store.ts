@@ -3,7 +3,7 @@ import { packageSchema } from './packages.ts';
 import { projectMediaSchema } from './project-media.ts';
 import { descriptionSchema } from './projects.ts';
 
-export const storeCredentialSchema = z.object({
+const storeCredentialSchema = z.object({
   provider: z.string(),
   name: z.string(),
   title: z.string(),
@@ -15,7 +15,7 @@ export const storeCredentialSchema = z.object({
  * What the store page shows of a package, carried in the store project so the page needs no request per
  * package: `title` by the naming rule of src/shared/packages/package-name.ts, `size` the bytes of its files.
  */
-export const storePackageSchema = packageSchema.pick({ id: true, title: true, tags: true, size: true });
+const storePackageSchema = packageSchema.pick({ id: true, title: true, tags: true, size: true });
 export type StorePackage = z.infer<typeof storePackageSchema>;
 
 /** Spec §3 Store project. */

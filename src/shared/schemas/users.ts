@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { recordIdSchema, singleLineText, userRefSchema } from './text.ts';
 import { privilegeSchema } from './privileges.ts';
 
-export const userTitleSchema = singleLineText(1, 64);
+const userTitleSchema = singleLineText(1, 64);
 
 export const patchMeInput = z.object({ title: userTitleSchema });
 
@@ -44,6 +44,3 @@ export const adminPrivilegeInput = z.object({
   user: userRefSchema,
   privilege: privilegeSchema,
 });
-
-/** What administrators see of each user: the same as a user sees of themself. */
-export const adminUserSchema = meSchema;

@@ -3,7 +3,7 @@ import { multiLineText, recordIdSchema, singleLineText } from './text.ts';
 
 export const versionIdSchema = recordIdSchema;
 export const versionTitleSchema = singleLineText(1, 64);
-export const versionDescriptionSchema = multiLineText(100_000);
+const versionDescriptionSchema = multiLineText(100_000);
 
 /** POST .../versions; packages in order (ids of finalized packages of the project). */
 export const createVersionInput = z.object({

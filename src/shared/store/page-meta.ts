@@ -8,7 +8,7 @@
  * parts (markdown summary, game data) are in store-meta.ts, which loads the markdown lexer.
  */
 
-export type PageMetaImage = { url: string; width: number; height: number; alt: string };
+type PageMetaImage = { url: string; width: number; height: number; alt: string };
 
 export type PageAlternate = { hreflang: string; href: string };
 

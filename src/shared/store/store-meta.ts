@@ -75,13 +75,13 @@ function videoGameJsonLd(project: StoreProject, input: { url: string; descriptio
 const platformNames: Record<string, string> = { windows: 'Windows', linux: 'Linux', macos: 'macOS', android: 'Android', ios: 'iOS', web: 'Web browser' };
 
 /** The platforms of the packages in the public branches' current versions (os tags), in tag order. */
-export function gamePlatforms(project: StoreProject): string[] {
+function gamePlatforms(project: StoreProject): string[] {
   const tags = project.branches.flatMap((branch) => branch.packages.flatMap((item) => item.tags.filter((tag) => tag.startsWith('os:'))));
   return sortTags(tags).map((tag) => platformNames[tag.slice(3)] ?? tag.slice(3));
 }
 
 /** The width link previews use (Open Graph asks for about 1200 px): the smallest made size from it, else the largest. */
-export const previewImageWidth = 1200;
+const previewImageWidth = 1200;
 
 /** The size of a content image a link preview shows, absolute. */
 export function previewImage(image: { id: string; width: number; height: number }, baseUrl: string): { url: string; width: number; height: number } {

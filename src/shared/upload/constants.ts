@@ -2,8 +2,6 @@
 export const PACKAGING_CONCURRENCY = 2;
 export const HASHING_CONCURRENCY = 3;
 export const PART_UPLOAD_CONCURRENCY = 2;
-/** Spec §9: tries per upload request and the pause between them (src/shared/api/retry.ts). */
-export { UPLOAD_RETRY_DELAY_MS, UPLOAD_TRIES } from '../api/retry.ts';
 /** Parts held in memory per package while hashing and uploading: one waiting beyond those in flight. */
 export const PARTS_IN_MEMORY = PART_UPLOAD_CONCURRENCY + 1;
 /** How often a resolve job's state is asked for when its events are not followed. */

@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/client.ts';
 import type { ApiError } from '../api/errors.ts';
 import type { RetryPolicy } from '../api/retry.ts';
 import { PARTS_IN_MEMORY } from './constants.ts';
-import { createLimiter, type Limiter } from './limiter.ts';
+import { createLimiter, type Limiter } from '../limiter.ts';
 import type { PartDescriptor, PartInput } from './parts.ts';
 import { sha1Hex } from './sha1.ts';
 import type { PartStatus } from './statuses.ts';

@@ -17,7 +17,7 @@ export function countParts(size: number, partSize: number): number {
   return Math.ceil(size / partSize);
 }
 
-export function partRange(part: number, size: number, partSize: number): { start: number; end: number } {
+function partRange(part: number, size: number, partSize: number): { start: number; end: number } {
   const start = part * partSize;
   return { start, end: Math.min(size, start + partSize) };
 }

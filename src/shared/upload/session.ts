@@ -4,7 +4,7 @@ import { waitForJob } from '../api/jobs.ts';
 import type { RetryPolicy } from '../api/retry.ts';
 import { routes } from '../api/routes.ts';
 import { HASHING_CONCURRENCY, PACKAGING_CONCURRENCY, PART_UPLOAD_CONCURRENCY, RESOLVE_POLL_MS } from './constants.ts';
-import { createLimiter, type Limiter } from './limiter.ts';
+import { createLimiter, type Limiter } from '../limiter.ts';
 import { uploadPartStream } from './part-pipeline.ts';
 import { countParts, type PartDescriptor, type PartInput } from './parts.ts';
 import { noPersistence, type UploadPersistence, type UploadRecord } from './record.ts';
@@ -30,9 +30,9 @@ export function createUploadLimiters(): UploadLimiters {
 }
 
 /** What the package record is made with (POST .../packages, less the size the archive gives). */
-export type PackageRequest = { title?: string | null; tags: string[]; entrypoint: string[] | null; basePackage: string | null };
+type PackageRequest = { title?: string | null; tags: string[]; entrypoint: string[] | null; basePackage: string | null };
 
-export type UploadProgress = { resent: boolean; acknowledgedBytes: number; acknowledgedParts: number; totalParts: number };
+type UploadProgress = { resent: boolean; acknowledgedBytes: number; acknowledgedParts: number; totalParts: number };
 
 export type UploadSessionOptions = {
   /** Auth, abort and the retry policy of the calls (spec §9: 3 tries, 5 s apart) are the client's. */

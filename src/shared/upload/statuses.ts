@@ -1,6 +1,6 @@
 
 /** Spec §4 package upload statuses, in the order a package goes through them. */
-export const packageUploadStatuses = [
+const packageUploadStatuses = [
   'existing',
   'queued',
   'packing',
@@ -18,7 +18,7 @@ export const packageUploadStatuses = [
 export type PackageUploadStatus = (typeof packageUploadStatuses)[number];
 
 /** Spec §4 part statuses. */
-export const partStatuses = ['queued', 'hashing', 'upload_queued', 'uploading', 'upload_retrying', 'upload_finalizing', 'upload_errored', 'done'] as const;
+const partStatuses = ['queued', 'hashing', 'upload_queued', 'uploading', 'upload_retrying', 'upload_finalizing', 'upload_errored', 'done'] as const;
 export type PartStatus = (typeof partStatuses)[number];
 
 /** The statuses after which nothing more happens to a package. */

@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/client.ts';
 import type { ApiError } from '../api/errors.ts';
 import type { RetryPolicy } from '../api/retry.ts';
 import { HASHING_CONCURRENCY, PART_UPLOAD_CONCURRENCY } from './constants.ts';
-import { createLimiter } from './limiter.ts';
+import { createLimiter } from '../limiter.ts';
 import { rangeParts, type PartDescriptor, type PartSource } from './parts.ts';
 import { uploadPartStream } from './part-pipeline.ts';
 import type { UploadTarget } from './send-part.ts';

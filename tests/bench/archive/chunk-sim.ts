@@ -11,7 +11,7 @@ export type ChunkLimits = { min: number; max: number };
  * Chunk lengths of a whole buffer, cut exactly as the library's content-defined chunker does (no cut
  * before `min`, hash restarted at every cut, forced cut at `max`), but with other limits.
  */
-export function cutLengths(data: Uint8Array, limits: ChunkLimits): number[] {
+function cutLengths(data: Uint8Array, limits: ChunkLimits): number[] {
   const lengths: number[] = [];
   const gear = GEAR_TABLE;
   const mask = BOUNDARY_MASK;

@@ -166,7 +166,7 @@ export function writeGeneratedFile(path: string, size: number, content: (length:
  * compressible assets (textures, level data), ≈ 25% incompressible binaries and audio, three paks of
  * 128/96/48 MiB at full scale (scaled down proportionally for quick runs).
  */
-export function planBuild(seed: number, sizeMiB: number): GeneratedFile[] {
+function planBuild(seed: number, sizeMiB: number): GeneratedFile[] {
   const scale = sizeMiB / 1024;
   const rng = createRng(seed);
   const files: GeneratedFile[] = [];
@@ -210,7 +210,7 @@ export function generateBuild(root: string, seed: number, sizeMiB: number): Gene
   return { root, files, totalBytes };
 }
 
-export function hashString(text: string): number {
+function hashString(text: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
   return h >>> 0;

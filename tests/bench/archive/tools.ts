@@ -78,7 +78,7 @@ export function timeCat(path: string): number {
   return run(['sh', '-c', 'cat "$1" > /dev/null', 'sh', path], 'cat').seconds;
 }
 
-export function sumFileSizes(dir: string): number {
+function sumFileSizes(dir: string): number {
   const result = Bun.spawnSync(['du', '-sb', '--apparent-size', dir], { stdout: 'pipe' });
   return Number(result.stdout.toString().split('\t')[0] ?? 0);
 }

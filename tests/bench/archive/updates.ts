@@ -4,9 +4,9 @@ import type { GeneratedBuild, GeneratedFile } from './generate.ts';
 import { createByteStream, createRng } from './random.ts';
 
 /** One realistic change between two builds, applied to a copy of the base tree. */
-export type UpdateName = 'edits' | 'shift-4k' | 'append' | 'replace' | 'all';
+type UpdateName = 'edits' | 'shift-4k' | 'append' | 'replace' | 'all';
 
-export type FileChange = { path: string; apply: (old: Uint8Array) => Uint8Array };
+type FileChange = { path: string; apply: (old: Uint8Array) => Uint8Array };
 
 export type PlannedUpdate = { name: UpdateName; description: string; changes: FileChange[] };
 

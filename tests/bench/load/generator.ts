@@ -28,7 +28,7 @@ export type GeneratorConfig = {
   output: string;
 };
 
-export type KindResult = { count: number; errors: number; bytes: number; latencies: number[] };
+type KindResult = { count: number; errors: number; bytes: number; latencies: number[] };
 export type GeneratorResult = {
   windowMs: number;
   kinds: Partial<Record<KindName, KindResult>>;

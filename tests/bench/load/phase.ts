@@ -7,8 +7,8 @@ import type { LoadServer } from './servers.ts';
 
 const generatorScript = resolve(import.meta.dir, 'generator.ts');
 
-export type KindSummary = { count: number; errors: number; bytes: number; p50: number; p90: number; p99: number; max: number; mean: number };
-export type CpuShare = { servers: { name: string; percent: number }[]; generators: number; postgres: number; machine: number; others: number };
+type KindSummary = { count: number; errors: number; bytes: number; p50: number; p90: number; p99: number; max: number; mean: number };
+type CpuShare = { servers: { name: string; percent: number }[]; generators: number; postgres: number; machine: number; others: number };
 export type PhaseResult = {
   label: string;
   windowSeconds: number;

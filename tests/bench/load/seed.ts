@@ -54,7 +54,7 @@ export async function packSmallGame(seed: number, dataBytes: number): Promise<Sm
 }
 
 /** Create, one part, finalize: the package's id (the archive must fit in one part). */
-export async function uploadSmallPackage(server: Fetcher, token: string, projectId: string, archive: SmallArchive, title: string): Promise<string> {
+async function uploadSmallPackage(server: Fetcher, token: string, projectId: string, archive: SmallArchive, title: string): Promise<string> {
   const { body: created } = await call<{ id: string; uploadInfo: { token: string; uploadUrl: string; partSize: number } }>(server, 'POST', `/api/projects/${projectId}/packages`, {
     token,
     json: { size: archive.bytes.length, title, tags: ['os:web'], entrypoint: ['index.html'] },
@@ -72,7 +72,7 @@ export async function uploadSmallPackage(server: Fetcher, token: string, project
 }
 
 /** One account with its published public project (see SeededAccount). */
-export async function seedAccount(server: Fetcher, index: number, archive: SmallArchive): Promise<SeededAccount> {
+async function seedAccount(server: Fetcher, index: number, archive: SmallArchive): Promise<SeededAccount> {
   const name = `load${index}${Math.random().toString(36).slice(2, 6)}`;
   const { body: session, response } = await call<{ authToken: string }>(server, 'POST', '/api/auth/password', {
     json: { name, password: `pw-${name}-secret-words`, intent: 'register' },

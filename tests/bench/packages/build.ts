@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createContent, writeGeneratedFile, type ContentKind } from '../archive/generate.ts';
 import { createByteStream, createRng } from '../archive/random.ts';
 
-export type BuildFile = { path: string; size: number; kind: ContentKind; executable: boolean };
+type BuildFile = { path: string; size: number; kind: ContentKind; executable: boolean };
 export type PackageBuild = { root: string; files: BuildFile[]; totalBytes: number };
 
 const KiB = 1024;
@@ -18,7 +18,7 @@ export const UPDATE_EDIT_BYTES = 64 * KiB;
  * compressible texture and level data. Every size is scaled by the same factor, so a build twice the
  * size has the same files, each twice as large. Deterministic per (seed, totalBytes).
  */
-export function planPackageBuild(seed: number, totalBytes: number): BuildFile[] {
+function planPackageBuild(seed: number, totalBytes: number): BuildFile[] {
   const rng = createRng(seed);
   const plan: { path: string; raw: number; kind: ContentKind; executable: boolean }[] = [
     { path: 'bin/game.x86_64', raw: 48 * MiB, kind: 'random', executable: true },

@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
-export type AxeNode = { target: string[]; html?: string; failureSummary?: string };
+type AxeNode = { target: string[]; html?: string; failureSummary?: string };
 export type AxeViolation = { id: string; impact: string | null; help: string; helpUrl?: string; nodes: AxeNode[] };
 
 /** Runs axe-core in the page; returns the serious and critical violations. */

@@ -6,7 +6,7 @@ import { en, visit } from './app.ts';
  * the upload item → Publish), shared by the upload e2e tests and the upload benchmark.
  */
 
-export const branchPagePath = (projectId: string, branchId: string): string => `/projects/${projectId}/branches/${branchId}`;
+const branchPagePath = (projectId: string, branchId: string): string => `/projects/${projectId}/branches/${branchId}`;
 
 /** Opens the branch page and its 'Publish new version' dialog; resolves with that dialog. */
 export async function openPublishDialog(page: Page, projectId: string, branchId: string): Promise<Locator> {

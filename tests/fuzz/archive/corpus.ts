@@ -74,7 +74,7 @@ function readVarintAt(bytes: Uint8Array, offset: number): { value: number; next:
 }
 
 /** Finds the sections of a valid archive (only ever called on the writer's own output). */
-export function locateSections(bytes: Uint8Array): Pick<Seed, 'headerLength' | 'indexStart' | 'indexEnd' | 'dataStart' | 'patch'> {
+function locateSections(bytes: Uint8Array): Pick<Seed, 'headerLength' | 'indexStart' | 'indexEnd' | 'dataStart' | 'patch'> {
   const flags = readVarintAt(bytes, 4);
   const size = readVarintAt(bytes, flags.next);
   const indexStart = size.next;

@@ -39,7 +39,7 @@ const catalogue = new Set<string>(archiveErrorCodes);
 let webAdapters: ArchiveAdapters | undefined;
 
 /** A stream over the input in the planned pieces, pull-driven like a network body. */
-export function streamInput(input: FuzzInput, runSeed: number): ReadableStream<Uint8Array> {
+function streamInput(input: FuzzInput, runSeed: number): ReadableStream<Uint8Array> {
   const pieces = splitPieces(input, runSeed);
   let offset = 0;
   let next = 0;

@@ -3,8 +3,6 @@ import type { Seed } from './corpus.ts';
 import { mutateBytes, randomBytes } from './mutate-bytes.ts';
 import { mutateHeader, mutateIndexSemantics, mutatePatchSection, withIndex } from './mutate-structure.ts';
 
-export { encodeLoose } from './mutate-bytes.ts';
-
 /** One fuzz case: the bytes plus how they are fed to the reader. Fully determined by (run seed, number). */
 export type FuzzInput = {
   number: number;
@@ -26,7 +24,7 @@ export type FuzzInput = {
   extract: boolean;
 };
 
-export function inputRng(runSeed: number, number: number): Rng {
+function inputRng(runSeed: number, number: number): Rng {
   return createRng((Math.imul(runSeed, 0x9e3779b1) ^ Math.imul(number + 1, 0x85ebca77)) | 0);
 }
 

@@ -37,7 +37,7 @@ import { json, serveFake } from '../fake-providers/common.ts';
  *   plain doesn't exist", itchio/itch#1771; status 400 in itchio/itch#2203).
  */
 
-export type FakeItchUser = {
+type FakeItchUser = {
   id: number;
   username: string;
   display_name?: string | null;
@@ -74,7 +74,7 @@ export type FakeItchKey = {
 };
 
 /** One request the fake received. The key itself is never kept: only how it came and a fingerprint. */
-export type FakeItchApiRequest = {
+type FakeItchApiRequest = {
   method: string;
   path: string;
   query: Record<string, string>;
@@ -87,7 +87,7 @@ export type FakeItchApiRequest = {
   status: number;
 };
 
-export type FakeItchBuild = {
+type FakeItchBuild = {
   id: number;
   gameId: number;
   /** `developer/game` (or the game id) as butler sent it. */
@@ -120,7 +120,7 @@ export function fingerprintKey(key: string): string {
 }
 
 /** Whether granted scopes allow a needed one (no scopes at all: an unscoped key, allowed everything). */
-export function scopePermits(granted: string[] | undefined, needed: string): boolean {
+function scopePermits(granted: string[] | undefined, needed: string): boolean {
   if (!granted) return true;
   return granted.some((scope) => needed === scope || needed.startsWith(`${scope}:`));
 }
@@ -135,7 +135,7 @@ function credentialOf(request: Request): { key: string | undefined; authorizatio
 }
 
 /** `developer/game` of a game page address, lowercased (butler lowercases targets: go-itchio util.go ParseSpec). */
-export function targetOfGame(game: FakeItchGame): string | undefined {
+function targetOfGame(game: FakeItchGame): string | undefined {
   try {
     const url = new URL(game.url);
     const developer = url.hostname.toLowerCase().replace(/\.itch\.io$/, '');

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { readButlerRecords, type FakeButlerMode, type FakeButlerRecord } from './butler.ts';
 import { writeExecutable } from '../executable-file.ts';
 
-export { fingerprintKey, scopePermits, startFakeItchApi, targetOfGame, type FakeItchApi, type FakeItchApiRequest, type FakeItchBuild, type FakeItchGame, type FakeItchKey, type FakeItchUser } from './api.ts';
-export { FAKE_BUTLER_VERSION, FAKE_BUTLER_VERSION_STRING, readButlerRecords, runFakeButler, type FakeButlerFile, type FakeButlerMode, type FakeButlerRecord } from './butler.ts';
+export { fingerprintKey, startFakeItchApi, type FakeItchApi } from './api.ts';
+export { FAKE_BUTLER_VERSION_STRING, readButlerRecords } from './butler.ts';
 
 /** The executable wrapper checked in beside butler.ts (reads all its settings from the environment). */
 export const FAKE_BUTLER_SCRIPT = join(import.meta.dir, 'butler');

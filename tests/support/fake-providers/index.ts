@@ -6,7 +6,7 @@ import { startFakeItch, type ItchKnobs } from './itch.ts';
 import { startFakeSteam, type SteamKnobs } from './steam.ts';
 import { startFakeTwitch } from './twitch.ts';
 
-export type { FakeIdentity, FakeProviderId, FakeRequest } from './common.ts';
+export type { FakeProviderId } from './common.ts';
 
 /**
  * The six sign-in providers as small loopback servers speaking each real protocol (tests never reach

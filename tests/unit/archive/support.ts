@@ -44,7 +44,7 @@ export function fillPseudoRandom(buffer: Uint8Array, seed: number): void {
 
 const nameAlphabet = ['a', 'b', 'Z', 'é', 'ß', '日本', '😀', '\u{FF61}', '_', '-', ' ', '1'];
 
-export function randomName(random: () => number): string {
+function randomName(random: () => number): string {
   const length = 1 + Math.floor(random() * 6);
   let name = '';
   for (let i = 0; i < length; i++) name += nameAlphabet[Math.floor(random() * nameAlphabet.length)];

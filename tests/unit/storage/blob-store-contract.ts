@@ -2,11 +2,11 @@ import { afterEach, beforeEach, describe, expect, test } from 'bun:test';
 import { AppError } from '../../../src/server/errors.ts';
 import { maxBlobKeyLength, type BlobStore } from '../../../src/server/storage/index.ts';
 
-export type StoreFixture = { store: BlobStore; cleanup(): Promise<void> };
+type StoreFixture = { store: BlobStore; cleanup(): Promise<void> };
 /** Opens a fresh, empty store; `listPageSize` lets S3 page through few keys (others ignore it). */
 export type OpenStore = (options?: { listPageSize?: number }) => Promise<StoreFixture>;
 
-export async function readBytes(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+async function readBytes(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
@@ -90,7 +90,7 @@ export function sha256(bytes: Uint8Array): string {
   return new Bun.CryptoHasher('sha256').update(bytes).digest('hex');
 }
 
-export async function sha256OfStream(stream: ReadableStream<Uint8Array>): Promise<{ digest: string; size: number }> {
+async function sha256OfStream(stream: ReadableStream<Uint8Array>): Promise<{ digest: string; size: number }> {
   const hasher = new Bun.CryptoHasher('sha256');
   let size = 0;
   const reader = stream.getReader();

@@ -1,5 +1,5 @@
-import { new_package_base_none } from '../../paraglide/messages/new_package_base_none.js';
-import { new_package_base_update } from '../../paraglide/messages/new_package_base_update.js';
+import { new_package_base_none } from '../../../shared/i18n/paraglide/messages/new_package_base_none.js';
+import { new_package_base_update } from '../../../shared/i18n/paraglide/messages/new_package_base_update.js';
 import type { BaseCandidate } from './base-choice.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

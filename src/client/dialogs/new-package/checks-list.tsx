@@ -1,10 +1,10 @@
 import { useId, useState } from 'react';
 import type { PackageFix, PackageWarning } from '../../../shared/packages/checks.ts';
-import { file_tree_start_file } from '../../paraglide/messages/file_tree_start_file.js';
-import { new_package_checks_heading } from '../../paraglide/messages/new_package_checks_heading.js';
-import { new_package_checks_ok } from '../../paraglide/messages/new_package_checks_ok.js';
-import { package_check_blocks_create } from '../../paraglide/messages/package_check_blocks_create.js';
-import { package_check_no_candidates } from '../../paraglide/messages/package_check_no_candidates.js';
+import { file_tree_start_file } from '../../../shared/i18n/paraglide/messages/file_tree_start_file.js';
+import { new_package_checks_heading } from '../../../shared/i18n/paraglide/messages/new_package_checks_heading.js';
+import { new_package_checks_ok } from '../../../shared/i18n/paraglide/messages/new_package_checks_ok.js';
+import { package_check_blocks_create } from '../../../shared/i18n/paraglide/messages/package_check_blocks_create.js';
+import { package_check_no_candidates } from '../../../shared/i18n/paraglide/messages/package_check_no_candidates.js';
 import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { fixLabel, warningParts, warningText } from './warning-messages.ts';
 

@@ -1,6 +1,6 @@
 import { useCallback, useRef } from 'react';
-import { new_package_add_files } from '../../paraglide/messages/new_package_add_files.js';
-import { new_package_add_folder } from '../../paraglide/messages/new_package_add_folder.js';
+import { new_package_add_files } from '../../../shared/i18n/paraglide/messages/new_package_add_files.js';
+import { new_package_add_folder } from '../../../shared/i18n/paraglide/messages/new_package_add_folder.js';
 import { canPickDirectory, collectDropped, pickDirectory, readDropped, readInputFiles, type PickedEntry } from './read-dropped.ts';
 import { sniffSources } from './file-modes.ts';
 import { addPicked, type TreeState } from './tree-state.ts';
@@ -13,7 +13,7 @@ const m = { new_package_add_files, new_package_add_folder };
  * Adds picked entries under a folder of the tree ([] is the top level), then reads their first bytes
  * (the dialog marks programs executable by them: file-modes.ts) and renders again once all are read.
  */
-export function useAddPicked({ edit, refresh }: Pick<TreeState, 'edit' | 'refresh'>) {
+function useAddPicked({ edit, refresh }: Pick<TreeState, 'edit' | 'refresh'>) {
   return useCallback(
     (directory: string[], picked: PickedEntry[]) => {
       edit((tree) => addPicked(tree, directory, picked));

@@ -1,7 +1,7 @@
 import { findEntry, MODE_EXECUTABLE, walkEntries, type ArchiveDirectory, type ArchiveFile, type ArchiveTree, type FileSource } from '../../../shared/archive/index.ts';
 import { detectProgram, programKey, type ProgramInfo, type ProgramLookup } from '../../../shared/packages/program-detect.ts';
 import { readSourceHead } from '../../../shared/packages/tree-programs.ts';
-import { createLimiter } from '../../../shared/upload/limiter.ts';
+import { createLimiter } from '../../../shared/limiter.ts';
 
 /**
  * A browser hands over files without modes, so the dialog decides the executable bits itself: a file

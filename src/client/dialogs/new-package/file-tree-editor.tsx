@@ -4,11 +4,11 @@ import { Size } from '../../components/size.tsx';
 import { EmptyState } from '../../components/states.tsx';
 import { useLanguage } from '../../lib/i18n/index.ts';
 import { useDialogs } from '../dialog-provider.tsx';
-import { file_tree_column_actions } from '../../paraglide/messages/file_tree_column_actions.js';
-import { file_tree_column_name } from '../../paraglide/messages/file_tree_column_name.js';
-import { file_tree_column_size } from '../../paraglide/messages/file_tree_column_size.js';
-import { file_tree_empty } from '../../paraglide/messages/file_tree_empty.js';
-import { file_tree_label } from '../../paraglide/messages/file_tree_label.js';
+import { file_tree_column_actions } from '../../../shared/i18n/paraglide/messages/file_tree_column_actions.js';
+import { file_tree_column_name } from '../../../shared/i18n/paraglide/messages/file_tree_column_name.js';
+import { file_tree_column_size } from '../../../shared/i18n/paraglide/messages/file_tree_column_size.js';
+import { file_tree_empty } from '../../../shared/i18n/paraglide/messages/file_tree_empty.js';
+import { file_tree_label } from '../../../shared/i18n/paraglide/messages/file_tree_label.js';
 import { chooseMode } from './file-modes.ts';
 import type { TreeState } from './tree-state.ts';
 import { MoveDialog } from './move-dialog.tsx';
@@ -20,7 +20,7 @@ import { expandedByDefault, visibleRows, type TreeRow } from './tree-rows.ts';
 const m = { file_tree_column_actions, file_tree_column_name, file_tree_column_size, file_tree_empty, file_tree_label };
 
 /** Marks a drag that started on one of our rows (dragover cannot read the data, only its types). */
-export const ENTRY_DRAG_TYPE = 'application/x-cartridge-entry';
+const ENTRY_DRAG_TYPE = 'application/x-cartridge-entry';
 
 export type FileTreeEditorProps = {
   state: TreeState;

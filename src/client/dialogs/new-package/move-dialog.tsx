@@ -1,17 +1,17 @@
 import { useState, type FormEvent } from 'react';
 import type { ArchiveDirectory } from '../../../shared/archive/index.ts';
-import { dialog_cancel } from '../../paraglide/messages/dialog_cancel.js';
-import { file_tree_move } from '../../paraglide/messages/file_tree_move.js';
-import { file_tree_move_into } from '../../paraglide/messages/file_tree_move_into.js';
-import { file_tree_move_label } from '../../paraglide/messages/file_tree_move_label.js';
-import { file_tree_top_level } from '../../paraglide/messages/file_tree_top_level.js';
+import { file_tree_move } from '../../../shared/i18n/paraglide/messages/file_tree_move.js';
+import { file_tree_move_into } from '../../../shared/i18n/paraglide/messages/file_tree_move_into.js';
+import { file_tree_move_label } from '../../../shared/i18n/paraglide/messages/file_tree_move_label.js';
+import { file_tree_top_level } from '../../../shared/i18n/paraglide/messages/file_tree_top_level.js';
 import { FormField } from '../../components/form-field.tsx';
 import { Modal } from '../modal.tsx';
+import { DialogFooter } from '../dialog-footer.tsx';
 import { moveTargets } from './tree-rows.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { dialog_cancel, file_tree_move, file_tree_move_into, file_tree_move_label, file_tree_top_level };
+const m = { file_tree_move, file_tree_move_into, file_tree_move_label, file_tree_top_level };
 
 /** The keyboard way to do what dragging a row onto a folder does: pick the folder from a list. */
 export function MoveDialog(props: { root: ArchiveDirectory; moving: string[]; onClose: (destination: string[] | null) => void }) {
@@ -36,14 +36,7 @@ export function MoveDialog(props: { root: ArchiveDirectory; moving: string[]; on
             </select>
           )}
         </FormField>
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => props.onClose(null)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" disabled={targets.length === 0}>
-            {m.file_tree_move()}
-          </button>
-        </div>
+        <DialogFooter onCancel={() => props.onClose(null)} submit={{ label: m.file_tree_move(), disabled: targets.length === 0 }} />
       </form>
     </Modal>
   );

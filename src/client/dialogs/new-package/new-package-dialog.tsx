@@ -4,17 +4,17 @@ import { defaultPackageTitle } from '../../../shared/packages/default-title.ts';
 import { sortTags } from '../../../shared/packages/tags.ts';
 import { FormField } from '../../components/form-field.tsx';
 import { TagPicker } from '../../components/tag-picker.tsx';
-import { dialog_cancel } from '../../paraglide/messages/dialog_cancel.js';
-import { new_package_create } from '../../paraglide/messages/new_package_create.js';
-import { new_package_drop_hint } from '../../paraglide/messages/new_package_drop_hint.js';
-import { new_package_files_heading } from '../../paraglide/messages/new_package_files_heading.js';
-import { new_package_tags_heading } from '../../paraglide/messages/new_package_tags_heading.js';
-import { new_package_title } from '../../paraglide/messages/new_package_title.js';
-import { new_package_title_hint } from '../../paraglide/messages/new_package_title_hint.js';
-import { new_package_title_label } from '../../paraglide/messages/new_package_title_label.js';
+import { new_package_create } from '../../../shared/i18n/paraglide/messages/new_package_create.js';
+import { new_package_drop_hint } from '../../../shared/i18n/paraglide/messages/new_package_drop_hint.js';
+import { new_package_files_heading } from '../../../shared/i18n/paraglide/messages/new_package_files_heading.js';
+import { new_package_tags_heading } from '../../../shared/i18n/paraglide/messages/new_package_tags_heading.js';
+import { new_package_title } from '../../../shared/i18n/paraglide/messages/new_package_title.js';
+import { new_package_title_hint } from '../../../shared/i18n/paraglide/messages/new_package_title_hint.js';
+import { new_package_title_label } from '../../../shared/i18n/paraglide/messages/new_package_title_label.js';
 import type { PackageDraft } from '../../upload/package-draft.ts';
 import type { Dialogs } from '../dialog-api.tsx';
 import { Modal } from '../modal.tsx';
+import { DialogFooter } from '../dialog-footer.tsx';
 import { chooseBase, type BaseCandidate } from './base-choice.ts';
 import { BaseNotice } from './base-notice.tsx';
 import { useBaseStartFile } from './base-start-file.ts';
@@ -31,7 +31,6 @@ import { useBaseIndex, usePackageIndex } from './use-package-index.ts';
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = {
-  dialog_cancel,
   new_package_create,
   new_package_drop_hint,
   new_package_files_heading,
@@ -69,7 +68,7 @@ const TITLE_MAX_LENGTH = 128;
  * the package checks with their fixes, and the sizes. Create needs files and a finished index, and
  * refuses an upload above the project's packageSize quota before anything is sent.
  */
-export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDATES, initialTags, onClose }: NewPackageDialogOptions & { onClose: (draft: PackageDraft | null) => void }) {
+function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDATES, initialTags, onClose }: NewPackageDialogOptions & { onClose: (draft: PackageDraft | null) => void }) {
   const tagsHeadingId = useId();
   const filesHeadingId = useId();
   const [tags, setTags] = useState<string[]>(() => sortTags(initialTags ?? []));
@@ -164,14 +163,7 @@ export function NewPackageDialog({ projectId, maxSize, basePackages = NO_CANDIDA
           <SizeSummary files={files} index={index} base={base} estimate={estimate} maxSize={maxSize} />
         </section>
         <ChecksList warnings={warnings} onApply={fix} />
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => onClose(null)}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" disabled={!canCreate}>
-            {m.new_package_create()}
-          </button>
-        </div>
+        <DialogFooter onCancel={() => onClose(null)} submit={{ label: m.new_package_create(), disabled: !canCreate }} />
       </form>
     </Modal>
   );

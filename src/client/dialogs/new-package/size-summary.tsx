@@ -1,15 +1,15 @@
 import { Size } from '../../components/size.tsx';
 import { rich, slot } from '../../lib/i18n/rich.tsx';
-import { dialog_retry } from '../../paraglide/messages/dialog_retry.js';
-import { new_package_base_failed } from '../../paraglide/messages/new_package_base_failed.js';
-import { new_package_base_loading } from '../../paraglide/messages/new_package_base_loading.js';
-import { new_package_indexing } from '../../paraglide/messages/new_package_indexing.js';
-import { new_package_patch_size } from '../../paraglide/messages/new_package_patch_size.js';
-import { new_package_read_failed } from '../../paraglide/messages/new_package_read_failed.js';
-import { new_package_summary_one } from '../../paraglide/messages/new_package_summary_one.js';
-import { new_package_summary_other } from '../../paraglide/messages/new_package_summary_other.js';
-import { new_package_too_large } from '../../paraglide/messages/new_package_too_large.js';
-import { new_package_upload_size } from '../../paraglide/messages/new_package_upload_size.js';
+import { dialog_retry } from '../../../shared/i18n/paraglide/messages/dialog_retry.js';
+import { new_package_base_failed } from '../../../shared/i18n/paraglide/messages/new_package_base_failed.js';
+import { new_package_base_loading } from '../../../shared/i18n/paraglide/messages/new_package_base_loading.js';
+import { new_package_indexing } from '../../../shared/i18n/paraglide/messages/new_package_indexing.js';
+import { new_package_patch_size } from '../../../shared/i18n/paraglide/messages/new_package_patch_size.js';
+import { new_package_read_failed } from '../../../shared/i18n/paraglide/messages/new_package_read_failed.js';
+import { new_package_summary_one } from '../../../shared/i18n/paraglide/messages/new_package_summary_one.js';
+import { new_package_summary_other } from '../../../shared/i18n/paraglide/messages/new_package_summary_other.js';
+import { new_package_too_large } from '../../../shared/i18n/paraglide/messages/new_package_too_large.js';
+import { new_package_upload_size } from '../../../shared/i18n/paraglide/messages/new_package_upload_size.js';
 import type { UploadEstimate } from './package-index.ts';
 import type { BaseIndexState, IndexState } from './use-package-index.ts';
 

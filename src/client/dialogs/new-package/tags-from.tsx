@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { sameTags } from '../../../shared/packages/same-tags.ts';
 import { sortTags } from '../../../shared/packages/tags.ts';
-import { new_package_tags_from } from '../../paraglide/messages/new_package_tags_from.js';
+import { new_package_tags_from } from '../../../shared/i18n/paraglide/messages/new_package_tags_from.js';
 import type { BaseCandidate } from './base-choice.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

@@ -1,11 +1,11 @@
 import type { DragEvent, KeyboardEvent, ReactNode } from 'react';
-import { file_tree_executable } from '../../paraglide/messages/file_tree_executable.js';
-import { file_tree_explode } from '../../paraglide/messages/file_tree_explode.js';
-import { file_tree_make_start } from '../../paraglide/messages/file_tree_make_start.js';
-import { file_tree_move } from '../../paraglide/messages/file_tree_move.js';
-import { file_tree_remove } from '../../paraglide/messages/file_tree_remove.js';
-import { file_tree_start_file } from '../../paraglide/messages/file_tree_start_file.js';
-import { row_menu_label } from '../../paraglide/messages/row_menu_label.js';
+import { file_tree_executable } from '../../../shared/i18n/paraglide/messages/file_tree_executable.js';
+import { file_tree_explode } from '../../../shared/i18n/paraglide/messages/file_tree_explode.js';
+import { file_tree_make_start } from '../../../shared/i18n/paraglide/messages/file_tree_make_start.js';
+import { file_tree_move } from '../../../shared/i18n/paraglide/messages/file_tree_move.js';
+import { file_tree_remove } from '../../../shared/i18n/paraglide/messages/file_tree_remove.js';
+import { file_tree_start_file } from '../../../shared/i18n/paraglide/messages/file_tree_start_file.js';
+import { row_menu_label } from '../../../shared/i18n/paraglide/messages/row_menu_label.js';
 import { RowMenu, type RowMenuItem } from '../../components/row-menu.tsx';
 import type { TreeRow } from './tree-rows.ts';
 

@@ -1,9 +1,9 @@
 import { createElement, useCallback, useRef, useState, type ReactNode } from 'react';
 import { addDirectory, addFile, createTree, hasBidiControl, isArchiveError, shownPath, type ArchiveTree } from '../../../shared/archive/index.ts';
-import { new_package_bidi_name } from '../../paraglide/messages/new_package_bidi_name.js';
-import { new_package_edit_failed } from '../../paraglide/messages/new_package_edit_failed.js';
-import { new_package_exists } from '../../paraglide/messages/new_package_exists.js';
-import { new_package_not_folder } from '../../paraglide/messages/new_package_not_folder.js';
+import { new_package_bidi_name } from '../../../shared/i18n/paraglide/messages/new_package_bidi_name.js';
+import { new_package_edit_failed } from '../../../shared/i18n/paraglide/messages/new_package_edit_failed.js';
+import { new_package_exists } from '../../../shared/i18n/paraglide/messages/new_package_exists.js';
+import { new_package_not_folder } from '../../../shared/i18n/paraglide/messages/new_package_not_folder.js';
 import { rich, slot } from '../../lib/i18n/rich.tsx';
 import type { PickedEntry } from './read-dropped.ts';
 
@@ -15,7 +15,7 @@ const m = { new_package_bidi_name, new_package_edit_failed, new_package_exists, 
 const pathIn = (message: (params: { path: string }) => string, path: string): ReactNode => rich(message({ path: slot('path') }), { path: createElement('bdi', { dir: 'ltr' }, path) });
 
 /** The text shown when a tree edit is refused (a name taken, a file in the way, a name with bidi controls). */
-export function describeEditError(error: unknown): ReactNode {
+function describeEditError(error: unknown): ReactNode {
   if (isArchiveError(error)) {
     const path = error.path ?? '';
     if (error.code === 'file_exists') return pathIn(m.new_package_exists, path);

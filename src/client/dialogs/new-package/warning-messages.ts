@@ -1,23 +1,23 @@
 import type { PackageFix, PackageWarning } from '../../../shared/packages/checks.ts';
 import { programFormatName } from '../../../shared/packages/program-detect.ts';
 import { pluralForm } from '../../../shared/format/plural.ts';
-import { package_check_archive_entrypoint } from '../../paraglide/messages/package_check_archive_entrypoint.js';
-import { package_check_entrypoint_missing } from '../../paraglide/messages/package_check_entrypoint_missing.js';
-import { package_check_entrypoint_not_set } from '../../paraglide/messages/package_check_entrypoint_not_set.js';
-import { package_check_extension_suggests_tag } from '../../paraglide/messages/package_check_extension_suggests_tag.js';
-import { package_check_fix_add_tags_one } from '../../paraglide/messages/package_check_fix_add_tags_one.js';
-import { package_check_fix_add_tags_other } from '../../paraglide/messages/package_check_fix_add_tags_other.js';
-import { package_check_fix_explode_root } from '../../paraglide/messages/package_check_fix_explode_root.js';
-import { package_check_fix_set_entrypoint } from '../../paraglide/messages/package_check_fix_set_entrypoint.js';
-import { package_check_fix_set_executable } from '../../paraglide/messages/package_check_fix_set_executable.js';
-import { package_check_fix_unset_entrypoint } from '../../paraglide/messages/package_check_fix_unset_entrypoint.js';
-import { package_check_header_suggests_tag } from '../../paraglide/messages/package_check_header_suggests_tag.js';
-import { package_check_html_needs_web } from '../../paraglide/messages/package_check_html_needs_web.js';
-import { package_check_no_files } from '../../paraglide/messages/package_check_no_files.js';
-import { package_check_not_executable } from '../../paraglide/messages/package_check_not_executable.js';
-import { package_check_single_root_directory } from '../../paraglide/messages/package_check_single_root_directory.js';
-import { package_check_web_needs_page } from '../../paraglide/messages/package_check_web_needs_page.js';
-import { package_check_wrong_extension } from '../../paraglide/messages/package_check_wrong_extension.js';
+import { package_check_archive_entrypoint } from '../../../shared/i18n/paraglide/messages/package_check_archive_entrypoint.js';
+import { package_check_entrypoint_missing } from '../../../shared/i18n/paraglide/messages/package_check_entrypoint_missing.js';
+import { package_check_entrypoint_not_set } from '../../../shared/i18n/paraglide/messages/package_check_entrypoint_not_set.js';
+import { package_check_extension_suggests_tag } from '../../../shared/i18n/paraglide/messages/package_check_extension_suggests_tag.js';
+import { package_check_fix_add_tags_one } from '../../../shared/i18n/paraglide/messages/package_check_fix_add_tags_one.js';
+import { package_check_fix_add_tags_other } from '../../../shared/i18n/paraglide/messages/package_check_fix_add_tags_other.js';
+import { package_check_fix_explode_root } from '../../../shared/i18n/paraglide/messages/package_check_fix_explode_root.js';
+import { package_check_fix_set_entrypoint } from '../../../shared/i18n/paraglide/messages/package_check_fix_set_entrypoint.js';
+import { package_check_fix_set_executable } from '../../../shared/i18n/paraglide/messages/package_check_fix_set_executable.js';
+import { package_check_fix_unset_entrypoint } from '../../../shared/i18n/paraglide/messages/package_check_fix_unset_entrypoint.js';
+import { package_check_header_suggests_tag } from '../../../shared/i18n/paraglide/messages/package_check_header_suggests_tag.js';
+import { package_check_html_needs_web } from '../../../shared/i18n/paraglide/messages/package_check_html_needs_web.js';
+import { package_check_no_files } from '../../../shared/i18n/paraglide/messages/package_check_no_files.js';
+import { package_check_not_executable } from '../../../shared/i18n/paraglide/messages/package_check_not_executable.js';
+import { package_check_single_root_directory } from '../../../shared/i18n/paraglide/messages/package_check_single_root_directory.js';
+import { package_check_web_needs_page } from '../../../shared/i18n/paraglide/messages/package_check_web_needs_page.js';
+import { package_check_wrong_extension } from '../../../shared/i18n/paraglide/messages/package_check_wrong_extension.js';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).

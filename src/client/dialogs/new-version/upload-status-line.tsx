@@ -1,14 +1,14 @@
-import { upload_status_creating } from '../../paraglide/messages/upload_status_creating.js';
-import { upload_status_done } from '../../paraglide/messages/upload_status_done.js';
-import { upload_status_errored } from '../../paraglide/messages/upload_status_errored.js';
-import { upload_status_existing } from '../../paraglide/messages/upload_status_existing.js';
-import { upload_status_finalizing } from '../../paraglide/messages/upload_status_finalizing.js';
-import { upload_status_packing } from '../../paraglide/messages/upload_status_packing.js';
-import { upload_status_queued } from '../../paraglide/messages/upload_status_queued.js';
-import { upload_status_resolving } from '../../paraglide/messages/upload_status_resolving.js';
-import { upload_status_retrying } from '../../paraglide/messages/upload_status_retrying.js';
-import { upload_status_splitting } from '../../paraglide/messages/upload_status_splitting.js';
-import { upload_status_uploading } from '../../paraglide/messages/upload_status_uploading.js';
+import { upload_status_creating } from '../../../shared/i18n/paraglide/messages/upload_status_creating.js';
+import { upload_status_done } from '../../../shared/i18n/paraglide/messages/upload_status_done.js';
+import { upload_status_errored } from '../../../shared/i18n/paraglide/messages/upload_status_errored.js';
+import { upload_status_existing } from '../../../shared/i18n/paraglide/messages/upload_status_existing.js';
+import { upload_status_finalizing } from '../../../shared/i18n/paraglide/messages/upload_status_finalizing.js';
+import { upload_status_packing } from '../../../shared/i18n/paraglide/messages/upload_status_packing.js';
+import { upload_status_queued } from '../../../shared/i18n/paraglide/messages/upload_status_queued.js';
+import { upload_status_resolving } from '../../../shared/i18n/paraglide/messages/upload_status_resolving.js';
+import { upload_status_retrying } from '../../../shared/i18n/paraglide/messages/upload_status_retrying.js';
+import { upload_status_splitting } from '../../../shared/i18n/paraglide/messages/upload_status_splitting.js';
+import { upload_status_uploading } from '../../../shared/i18n/paraglide/messages/upload_status_uploading.js';
 import { errorText } from '../../lib/errors.ts';
 import { Size } from '../../components/size.tsx';
 import { isRetrying, type PackageUploadState, type PackageUploadStatus } from '../../../shared/upload/statuses.ts';
@@ -17,7 +17,7 @@ import { isRetrying, type PackageUploadState, type PackageUploadStatus } from '.
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
 const m = { upload_status_creating, upload_status_done, upload_status_errored, upload_status_existing, upload_status_finalizing, upload_status_packing, upload_status_queued, upload_status_resolving, upload_status_retrying, upload_status_splitting, upload_status_uploading };
 
-export function uploadStatusText(status: PackageUploadStatus): string {
+function uploadStatusText(status: PackageUploadStatus): string {
   if (isRetrying(status)) return m.upload_status_retrying();
   switch (status) {
     case 'existing':

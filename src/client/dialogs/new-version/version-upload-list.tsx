@@ -1,9 +1,9 @@
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
-import { add_existing_button } from '../../paraglide/messages/add_existing_button.js';
-import { upload_list_label } from '../../paraglide/messages/upload_list_label.js';
-import { upload_new_package } from '../../paraglide/messages/upload_new_package.js';
-import { upload_packages_empty } from '../../paraglide/messages/upload_packages_empty.js';
-import { upload_remove } from '../../paraglide/messages/upload_remove.js';
+import { add_existing_button } from '../../../shared/i18n/paraglide/messages/add_existing_button.js';
+import { upload_list_label } from '../../../shared/i18n/paraglide/messages/upload_list_label.js';
+import { upload_new_package } from '../../../shared/i18n/paraglide/messages/upload_new_package.js';
+import { upload_packages_empty } from '../../../shared/i18n/paraglide/messages/upload_packages_empty.js';
+import { upload_remove } from '../../../shared/i18n/paraglide/messages/upload_remove.js';
 import { PackageDetails, StartFileFact } from '../../components/package-facts.tsx';
 import { EmptyState } from '../../components/states.tsx';
 import { AddExistingPackageDialog } from '../add-existing-package-dialog.tsx';

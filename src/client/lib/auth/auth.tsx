@@ -6,7 +6,7 @@ import { setBearerToken } from '../api.ts';
 import { trpc } from '../trpc.ts';
 
 /** Spec §4 auth status. */
-export type AuthStatus = 'processing' | 'authenticated' | 'not_authenticated' | 'error';
+type AuthStatus = 'processing' | 'authenticated' | 'not_authenticated' | 'error';
 export type UserInfo = NonNullable<Session['userInfo']>;
 
 export type PasswordInput = { name: string; password: string; intent: 'login' | 'register'; title?: string };

@@ -76,7 +76,12 @@ export function readProviderAnswer(provider: string, url: URL): ProviderAnswer {
  * started no sign-in (the link was opened in another one, or already used here), the state is another
  * sign-in's (a stale link), or the provider sent no code (cancelled or refused on its side).
  */
-export type FinishParamsProblem = 'nothing_stored' | 'state_mismatch' | 'no_code';
+const finishParamsProblems = ['nothing_stored', 'state_mismatch', 'no_code'] as const;
+export type FinishParamsProblem = (typeof finishParamsProblems)[number];
+
+export function isFinishParamsProblem(value: unknown): value is FinishParamsProblem {
+  return typeof value === 'string' && (finishParamsProblems as readonly string[]).includes(value);
+}
 
 /** Spec §4: the state must equal the stored token and a code must exist; the finish call's query. */
 export function finishParams(stored: StoredExternalAuth | undefined, url: URL): { token: string; code: string } {

@@ -1,7 +1,7 @@
 /**
  * Languages of the web client (spec §1, §3 language dictionary, §4 language).
  *
- * Messages: `import { m } from '<relative path>/paraglide/messages.js'` (src/client/paraglide, compiled
+ * Messages: `import { m } from '<relative path>/paraglide/messages.js'` (src/shared/i18n/paraglide, compiled
  * from locales/{code}.json by `npm run i18n`; generated, never edited), then `m.home_title()` or
  * `m.home_welcome({ name })`. Each message is its own module, so a bundle holds only what it calls.
  *
@@ -31,26 +31,14 @@
  * A switcher: const { language, setLanguage, languages } = useLanguage();
  */
 export {
-  baseLanguage,
   findLanguage,
-  getFallbackChain,
-  getLanguageInfo,
-  isLanguageCode,
   languageCodes,
-  languages,
-  type Language,
-  type LanguageCode,
-  type TextDirection,
 } from '../../../shared/i18n/languages.ts';
-export { detectLanguage, matchBrowserLanguage, type DetectionInput } from '../../../shared/i18n/detect.ts';
 export {
-  detectInitialLanguage,
-  ensureLanguageInitialized,
   getLanguage,
   initLanguage,
-  languageStorageKey,
   requestedLanguage,
   setLanguage,
   subscribeLanguage,
 } from './store.ts';
-export { LanguageProvider, useLanguage, type LanguageContextValue } from './react.tsx';
+export { LanguageProvider, useLanguage } from './react.tsx';

@@ -1,9 +1,9 @@
-import { setLocale } from '../../paraglide/runtime.js';
+import { setLocale } from '../../../shared/i18n/paraglide/runtime.js';
 import { detectLanguage } from '../../../shared/i18n/detect.ts';
 import { baseLanguage, findLanguage, getLanguageInfo, type LanguageCode } from '../../../shared/i18n/languages.ts';
 
 /** localStorage key of the chosen language (spec §4). */
-export const languageStorageKey = 'lang';
+const languageStorageKey = 'lang';
 
 let current: LanguageCode = baseLanguage;
 let initialized = false;
@@ -62,7 +62,7 @@ function followChoiceInAddress(code: LanguageCode): void {
 }
 
 /** The language from the address, storage and the browser, in that order (see detectLanguage). */
-export function detectInitialLanguage(): LanguageCode {
+function detectInitialLanguage(): LanguageCode {
   const browser = typeof navigator === 'undefined' ? undefined : navigator;
   return detectLanguage({
     requested: requestedLanguage(),

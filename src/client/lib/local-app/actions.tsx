@@ -1,7 +1,7 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { local_uninstall } from '../../paraglide/messages/local_uninstall.js';
-import { local_uninstall_text } from '../../paraglide/messages/local_uninstall_text.js';
-import { local_uninstall_title } from '../../paraglide/messages/local_uninstall_title.js';
+import { local_uninstall } from '../../../shared/i18n/paraglide/messages/local_uninstall.js';
+import { local_uninstall_text } from '../../../shared/i18n/paraglide/messages/local_uninstall_text.js';
+import { local_uninstall_title } from '../../../shared/i18n/paraglide/messages/local_uninstall_title.js';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import type { Workdir } from '../../../shared/schemas/local-helper.ts';
 import { rich, slot } from '../i18n/rich.tsx';

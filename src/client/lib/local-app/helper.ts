@@ -36,12 +36,11 @@ export function helperErrorCode(error: unknown): string | undefined {
 }
 
 /**
- * The command that trusts this site, as the helper's not_trusted message says it ('... run
- * cartridge-helper trust https://games.example'), else made from the origin.
+ * The command that trusts this site: for the origin the helper's not_trusted refusal names in
+ * details.origin (the one its message tells to trust), else for the page's origin. The message itself
+ * is never read.
  */
 export function trustCommand(error: unknown, origin: string): string {
-  const said = error instanceof Error ? /cartridge-helper trust \S+/.exec(error.message)?.[0] : undefined;
-  if (said) return said;
   const details = error instanceof ApiError ? (error.details as { origin?: unknown } | undefined) : undefined;
   return `cartridge-helper trust ${typeof details?.origin === 'string' ? details.origin : origin}`;
 }

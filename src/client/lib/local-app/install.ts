@@ -58,7 +58,7 @@ export function installablePackage(
 export type InstallTarget = { workdir: string } | { workspace: string; name: string };
 
 /** spec §5: the workspace of the last install, offered first next time. */
-export const LAST_WORKSPACE_KEY = 'last_install_workspace_id';
+const LAST_WORKSPACE_KEY = 'last_install_workspace_id';
 
 export function rememberedWorkspace(): string | null {
   try {

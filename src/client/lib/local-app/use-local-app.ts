@@ -59,7 +59,7 @@ function rememberSeen(): void {
   }
 }
 
-export const localAppKeys = {
+const localAppKeys = {
   all: ['local-helper'] as const,
   version: ['local-helper', 'version'] as const,
   workspaces: ['local-helper', 'workspace_list'] as const,
@@ -84,7 +84,7 @@ function setWatched(change: () => void): void {
 }
 
 /** Follows the transition of a workdir (after workdir_transition or workdir_repair). */
-export function watchTransition(id: string, kind: TransitionKind): void {
+function watchTransition(id: string, kind: TransitionKind): void {
   kinds.set(id, kind);
   if (!watched.has(id)) setWatched(() => watched.add(id));
 }
@@ -115,7 +115,7 @@ export async function invalidateLocalApp(queryClient: QueryClient, started?: { i
   await Promise.all([queryClient.invalidateQueries({ queryKey: localAppKeys.workdirs }), queryClient.invalidateQueries({ queryKey: localAppKeys.workspaces })]);
 }
 
-export function connectionOf(query: { data?: VersionReply; error: unknown; isPending: boolean }, origin: string): LocalAppConnection {
+function connectionOf(query: { data?: VersionReply; error: unknown; isPending: boolean }, origin: string): LocalAppConnection {
   if (query.data) {
     return Math.trunc(query.data.protocol) === LOCAL_HELPER_PROTOCOL ? { status: 'connected', version: query.data } : { status: 'outdated', version: query.data };
   }

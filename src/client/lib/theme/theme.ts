@@ -3,8 +3,8 @@ import { useSyncExternalStore } from 'react';
 /** Spec §4: light, dark or system (follows prefers-color-scheme), stored under localStorage 'theme'. */
 export const themeChoices = ['light', 'dark', 'system'] as const;
 export type ThemeChoice = (typeof themeChoices)[number];
-export const defaultTheme: ThemeChoice = 'system';
-export const themeStorageKey = 'theme';
+const defaultTheme: ThemeChoice = 'system';
+const themeStorageKey = 'theme';
 
 const listeners = new Set<() => void>();
 
@@ -23,7 +23,7 @@ function systemPrefersDark(): boolean {
   return typeof matchMedia === 'function' && matchMedia('(prefers-color-scheme: dark)').matches;
 }
 
-export function resolveTheme(choice: ThemeChoice): 'light' | 'dark' {
+function resolveTheme(choice: ThemeChoice): 'light' | 'dark' {
   if (choice === 'system') return systemPrefersDark() ? 'dark' : 'light';
   return choice;
 }

@@ -1,4 +1,4 @@
-import { admin_title } from '../../paraglide/messages/admin_title.js';
+import { admin_title } from '../../../shared/i18n/paraglide/messages/admin_title.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';

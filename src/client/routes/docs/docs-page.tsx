@@ -1,16 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, type MouseEvent } from 'react';
 import { Link, useLocation } from 'wouter';
-import { docs_fallback_notice } from '../../paraglide/messages/docs_fallback_notice.js';
-import { docs_other_languages } from '../../paraglide/messages/docs_other_languages.js';
-import { docs_title } from '../../paraglide/messages/docs_title.js';
+import { docs_fallback_notice } from '../../../shared/i18n/paraglide/messages/docs_fallback_notice.js';
+import { docs_other_languages } from '../../../shared/i18n/paraglide/messages/docs_other_languages.js';
+import { docs_title } from '../../../shared/i18n/paraglide/messages/docs_title.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { api, ApiError } from '../../lib/api.ts';
 import { routes } from '../../../shared/api/routes.ts';
 import { subscribeLanguage, useLanguage } from '../../lib/i18n/index.ts';
 import { useScrollToHash } from '../../lib/scroll-to-hash.ts';
-import { NotFound } from '../not-found/not-found-page.tsx';
+import NotFound from '../not-found/not-found-page.tsx';
 import type { ViewProps } from '../routes.ts';
 import { renderMarkdown } from './markdown.ts';
 

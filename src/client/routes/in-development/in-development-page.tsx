@@ -1,5 +1,5 @@
-import { in_development_text } from '../../paraglide/messages/in_development_text.js';
-import { in_development_title } from '../../paraglide/messages/in_development_title.js';
+import { in_development_text } from '../../../shared/i18n/paraglide/messages/in_development_text.js';
+import { in_development_title } from '../../../shared/i18n/paraglide/messages/in_development_title.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

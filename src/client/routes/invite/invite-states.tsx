@@ -1,17 +1,18 @@
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import { invite_page_already_member } from '../../paraglide/messages/invite_page_already_member.js';
-import { invite_page_awaiting } from '../../paraglide/messages/invite_page_awaiting.js';
-import { invite_page_my_projects } from '../../paraglide/messages/invite_page_my_projects.js';
-import { invite_page_open_project } from '../../paraglide/messages/invite_page_open_project.js';
-import { invite_page_pending } from '../../paraglide/messages/invite_page_pending.js';
-import { invite_page_unusable_ask } from '../../paraglide/messages/invite_page_unusable_ask.js';
-import { invite_page_unusable_expired } from '../../paraglide/messages/invite_page_unusable_expired.js';
-import { invite_page_unusable_heading } from '../../paraglide/messages/invite_page_unusable_heading.js';
-import { invite_page_unusable_unknown } from '../../paraglide/messages/invite_page_unusable_unknown.js';
-import { invite_page_unusable_used } from '../../paraglide/messages/invite_page_unusable_used.js';
+import { invite_page_already_member } from '../../../shared/i18n/paraglide/messages/invite_page_already_member.js';
+import { invite_page_awaiting } from '../../../shared/i18n/paraglide/messages/invite_page_awaiting.js';
+import { invite_page_my_projects } from '../../../shared/i18n/paraglide/messages/invite_page_my_projects.js';
+import { invite_page_open_project } from '../../../shared/i18n/paraglide/messages/invite_page_open_project.js';
+import { invite_page_pending } from '../../../shared/i18n/paraglide/messages/invite_page_pending.js';
+import { invite_page_unusable_ask } from '../../../shared/i18n/paraglide/messages/invite_page_unusable_ask.js';
+import { invite_page_unusable_expired } from '../../../shared/i18n/paraglide/messages/invite_page_unusable_expired.js';
+import { invite_page_unusable_heading } from '../../../shared/i18n/paraglide/messages/invite_page_unusable_heading.js';
+import { invite_page_unusable_unknown } from '../../../shared/i18n/paraglide/messages/invite_page_unusable_unknown.js';
+import { invite_page_unusable_used } from '../../../shared/i18n/paraglide/messages/invite_page_unusable_used.js';
 import { LoadingState } from '../../components/states.tsx';
 import { trpc } from '../../lib/trpc.ts';
+import { refusalReasonOf } from '../../../shared/refusal-reasons.ts';
 import { projectHref, projectsHref } from '../projects/links.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -36,8 +37,7 @@ export type UnusableReason = 'unknown' | 'expired' | 'used_up';
  * details.reason; the screen shows the matching text in the user's language.
  */
 export function unusableReasonOf(error: unknown): UnusableReason {
-  const data = (error as { data?: { details?: { reason?: unknown } } } | null)?.data;
-  const reason = data?.details?.reason;
+  const reason = refusalReasonOf((error as { data?: { details?: unknown } } | null)?.data?.details);
   return reason === 'expired' || reason === 'used_up' ? reason : 'unknown';
 }
 

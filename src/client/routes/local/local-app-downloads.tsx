@@ -1,10 +1,10 @@
 import { useId, useState } from 'react';
-import { dialog_copied } from '../../paraglide/messages/dialog_copied.js';
-import { dialog_copy } from '../../paraglide/messages/dialog_copy.js';
-import { dialog_copy_failed } from '../../paraglide/messages/dialog_copy_failed.js';
-import { local_command_label } from '../../paraglide/messages/local_command_label.js';
-import { local_downloads_none } from '../../paraglide/messages/local_downloads_none.js';
-import { local_this_computer } from '../../paraglide/messages/local_this_computer.js';
+import { dialog_copied } from '../../../shared/i18n/paraglide/messages/dialog_copied.js';
+import { dialog_copy } from '../../../shared/i18n/paraglide/messages/dialog_copy.js';
+import { dialog_copy_failed } from '../../../shared/i18n/paraglide/messages/dialog_copy_failed.js';
+import { local_command_label } from '../../../shared/i18n/paraglide/messages/local_command_label.js';
+import { local_downloads_none } from '../../../shared/i18n/paraglide/messages/local_downloads_none.js';
+import { local_this_computer } from '../../../shared/i18n/paraglide/messages/local_this_computer.js';
 import { Size } from '../../components/size.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { trpc } from '../../lib/trpc.ts';

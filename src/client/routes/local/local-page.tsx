@@ -1,10 +1,10 @@
 import { useId } from 'react';
-import { local_installed_empty } from '../../paraglide/messages/local_installed_empty.js';
-import { local_installed_heading } from '../../paraglide/messages/local_installed_heading.js';
-import { local_title } from '../../paraglide/messages/local_title.js';
-import { local_workspaces_empty } from '../../paraglide/messages/local_workspaces_empty.js';
-import { local_workspaces_heading } from '../../paraglide/messages/local_workspaces_heading.js';
-import { local_workspaces_intro } from '../../paraglide/messages/local_workspaces_intro.js';
+import { local_installed_empty } from '../../../shared/i18n/paraglide/messages/local_installed_empty.js';
+import { local_installed_heading } from '../../../shared/i18n/paraglide/messages/local_installed_heading.js';
+import { local_title } from '../../../shared/i18n/paraglide/messages/local_title.js';
+import { local_workspaces_empty } from '../../../shared/i18n/paraglide/messages/local_workspaces_empty.js';
+import { local_workspaces_heading } from '../../../shared/i18n/paraglide/messages/local_workspaces_heading.js';
+import { local_workspaces_intro } from '../../../shared/i18n/paraglide/messages/local_workspaces_intro.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { rich, slot } from '../../lib/i18n/rich.tsx';

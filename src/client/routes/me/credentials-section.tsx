@@ -1,21 +1,21 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
-import { me_credential_added } from '../../paraglide/messages/me_credential_added.js';
-import { me_credential_last_way_in } from '../../paraglide/messages/me_credential_last_way_in.js';
-import { me_credential_link } from '../../paraglide/messages/me_credential_link.js';
-import { me_credential_provider_password } from '../../paraglide/messages/me_credential_provider_password.js';
-import { me_credential_public } from '../../paraglide/messages/me_credential_public.js';
-import { me_credential_unlink } from '../../paraglide/messages/me_credential_unlink.js';
-import { me_credential_unlink_password_text } from '../../paraglide/messages/me_credential_unlink_password_text.js';
-import { me_credential_unlink_refused_title } from '../../paraglide/messages/me_credential_unlink_refused_title.js';
-import { me_credential_unlink_text } from '../../paraglide/messages/me_credential_unlink_text.js';
-import { me_credential_unlink_title } from '../../paraglide/messages/me_credential_unlink_title.js';
-import { me_credentials_empty } from '../../paraglide/messages/me_credentials_empty.js';
-import { me_credentials_heading } from '../../paraglide/messages/me_credentials_heading.js';
-import { me_credentials_intro } from '../../paraglide/messages/me_credentials_intro.js';
-import { me_session_last_used } from '../../paraglide/messages/me_session_last_used.js';
-import { me_session_never } from '../../paraglide/messages/me_session_never.js';
-import { me_password_add } from '../../paraglide/messages/me_password_add.js';
+import { me_credential_added } from '../../../shared/i18n/paraglide/messages/me_credential_added.js';
+import { me_credential_last_way_in } from '../../../shared/i18n/paraglide/messages/me_credential_last_way_in.js';
+import { me_credential_link } from '../../../shared/i18n/paraglide/messages/me_credential_link.js';
+import { me_credential_provider_password } from '../../../shared/i18n/paraglide/messages/me_credential_provider_password.js';
+import { me_credential_public } from '../../../shared/i18n/paraglide/messages/me_credential_public.js';
+import { me_credential_unlink } from '../../../shared/i18n/paraglide/messages/me_credential_unlink.js';
+import { me_credential_unlink_password_text } from '../../../shared/i18n/paraglide/messages/me_credential_unlink_password_text.js';
+import { me_credential_unlink_refused_title } from '../../../shared/i18n/paraglide/messages/me_credential_unlink_refused_title.js';
+import { me_credential_unlink_text } from '../../../shared/i18n/paraglide/messages/me_credential_unlink_text.js';
+import { me_credential_unlink_title } from '../../../shared/i18n/paraglide/messages/me_credential_unlink_title.js';
+import { me_credentials_empty } from '../../../shared/i18n/paraglide/messages/me_credentials_empty.js';
+import { me_credentials_heading } from '../../../shared/i18n/paraglide/messages/me_credentials_heading.js';
+import { me_credentials_intro } from '../../../shared/i18n/paraglide/messages/me_credentials_intro.js';
+import { me_session_last_used } from '../../../shared/i18n/paraglide/messages/me_session_last_used.js';
+import { me_session_never } from '../../../shared/i18n/paraglide/messages/me_session_never.js';
+import { me_password_add } from '../../../shared/i18n/paraglide/messages/me_password_add.js';
 import { providerName, ProviderMark } from '../../components/provider-mark.tsx';
 import { initialOf, RemotePicture } from '../../components/remote-picture.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
@@ -29,6 +29,7 @@ import { useSignInProviders } from '../../lib/instance.ts';
 import type { QueryOf } from '../../../shared/api/route.ts';
 import { routes } from '../../../shared/api/routes.ts';
 import { formatDate } from '../../../shared/format/date.ts';
+import { refusalReasonOf } from '../../../shared/refusal-reasons.ts';
 import type { Credential } from '../../../shared/schemas/external-auth.ts';
 import { AddPasswordForm } from './add-password-form.tsx';
 import { credentialsKey } from './credentials-query.ts';
@@ -208,6 +209,5 @@ function CredentialRow({ credential }: { credential: Credential }) {
 
 /** The server's refusal to remove the last way to sign in (details.reason 'last_sign_in_method'). */
 function isLastWayIn(error: unknown): boolean {
-  const details = toDisplayError(error).details as { reason?: unknown } | undefined;
-  return details?.reason === 'last_sign_in_method';
+  return refusalReasonOf(toDisplayError(error).details) === 'last_sign_in_method';
 }

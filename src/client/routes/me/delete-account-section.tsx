@@ -1,10 +1,10 @@
 import { useLocation } from 'wouter';
-import { me_danger_heading } from '../../paraglide/messages/me_danger_heading.js';
-import { me_delete_blocked_title } from '../../paraglide/messages/me_delete_blocked_title.js';
-import { me_delete_button } from '../../paraglide/messages/me_delete_button.js';
-import { me_delete_confirm_text } from '../../paraglide/messages/me_delete_confirm_text.js';
-import { me_delete_text } from '../../paraglide/messages/me_delete_text.js';
-import { me_delete_title } from '../../paraglide/messages/me_delete_title.js';
+import { me_danger_heading } from '../../../shared/i18n/paraglide/messages/me_danger_heading.js';
+import { me_delete_blocked_title } from '../../../shared/i18n/paraglide/messages/me_delete_blocked_title.js';
+import { me_delete_button } from '../../../shared/i18n/paraglide/messages/me_delete_button.js';
+import { me_delete_confirm_text } from '../../../shared/i18n/paraglide/messages/me_delete_confirm_text.js';
+import { me_delete_text } from '../../../shared/i18n/paraglide/messages/me_delete_text.js';
+import { me_delete_title } from '../../../shared/i18n/paraglide/messages/me_delete_title.js';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';

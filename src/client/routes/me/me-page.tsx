@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useLocation } from 'wouter';
-import { me_title } from '../../paraglide/messages/me_title.js';
+import { me_title } from '../../../shared/i18n/paraglide/messages/me_title.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
 import { LoadingState } from '../../components/states.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';

@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
-import { me_delete_blocked_one } from '../../paraglide/messages/me_delete_blocked_one.js';
-import { me_delete_blocked_other } from '../../paraglide/messages/me_delete_blocked_other.js';
+import { me_delete_blocked_one } from '../../../shared/i18n/paraglide/messages/me_delete_blocked_one.js';
+import { me_delete_blocked_other } from '../../../shared/i18n/paraglide/messages/me_delete_blocked_other.js';
 import { pluralForm } from '../../../shared/format/plural.ts';
 import { manageHref } from '../projects/links.ts';
 

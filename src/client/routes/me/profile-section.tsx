@@ -1,10 +1,10 @@
-import { me_display_name } from '../../paraglide/messages/me_display_name.js';
-import { me_member_since } from '../../paraglide/messages/me_member_since.js';
-import { me_profile_heading } from '../../paraglide/messages/me_profile_heading.js';
-import { me_rename } from '../../paraglide/messages/me_rename.js';
-import { me_rename_label } from '../../paraglide/messages/me_rename_label.js';
-import { me_rename_title } from '../../paraglide/messages/me_rename_title.js';
-import { me_user_name } from '../../paraglide/messages/me_user_name.js';
+import { me_display_name } from '../../../shared/i18n/paraglide/messages/me_display_name.js';
+import { me_member_since } from '../../../shared/i18n/paraglide/messages/me_member_since.js';
+import { me_profile_heading } from '../../../shared/i18n/paraglide/messages/me_profile_heading.js';
+import { me_rename } from '../../../shared/i18n/paraglide/messages/me_rename.js';
+import { me_rename_label } from '../../../shared/i18n/paraglide/messages/me_rename_label.js';
+import { me_rename_title } from '../../../shared/i18n/paraglide/messages/me_rename_title.js';
+import { me_user_name } from '../../../shared/i18n/paraglide/messages/me_user_name.js';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';

@@ -1,24 +1,25 @@
 import { useId, useState, type FormEvent } from 'react';
-import { me_token_count_one } from '../../paraglide/messages/me_token_count_one.js';
-import { me_token_count_other } from '../../paraglide/messages/me_token_count_other.js';
-import { me_token_create } from '../../paraglide/messages/me_token_create.js';
-import { me_token_created_text } from '../../paraglide/messages/me_token_created_text.js';
-import { me_token_created_title } from '../../paraglide/messages/me_token_created_title.js';
-import { me_token_delete } from '../../paraglide/messages/me_token_delete.js';
-import { me_token_delete_text } from '../../paraglide/messages/me_token_delete_text.js';
-import { me_token_delete_title } from '../../paraglide/messages/me_token_delete_title.js';
-import { me_token_expiry } from '../../paraglide/messages/me_token_expiry.js';
-import { me_token_expiry_date } from '../../paraglide/messages/me_token_expiry_date.js';
-import { me_token_expiry_never } from '../../paraglide/messages/me_token_expiry_never.js';
-import { me_token_expiry_on_date } from '../../paraglide/messages/me_token_expiry_on_date.js';
-import { me_token_expiry_past } from '../../paraglide/messages/me_token_expiry_past.js';
-import { me_token_form_heading } from '../../paraglide/messages/me_token_form_heading.js';
-import { me_token_name } from '../../paraglide/messages/me_token_name.js';
-import { me_token_name_default } from '../../paraglide/messages/me_token_name_default.js';
-import { me_tokens_empty } from '../../paraglide/messages/me_tokens_empty.js';
-import { me_tokens_heading } from '../../paraglide/messages/me_tokens_heading.js';
-import { me_tokens_intro } from '../../paraglide/messages/me_tokens_intro.js';
+import { me_token_count_one } from '../../../shared/i18n/paraglide/messages/me_token_count_one.js';
+import { me_token_count_other } from '../../../shared/i18n/paraglide/messages/me_token_count_other.js';
+import { me_token_create } from '../../../shared/i18n/paraglide/messages/me_token_create.js';
+import { me_token_created_text } from '../../../shared/i18n/paraglide/messages/me_token_created_text.js';
+import { me_token_created_title } from '../../../shared/i18n/paraglide/messages/me_token_created_title.js';
+import { me_token_delete } from '../../../shared/i18n/paraglide/messages/me_token_delete.js';
+import { me_token_delete_text } from '../../../shared/i18n/paraglide/messages/me_token_delete_text.js';
+import { me_token_delete_title } from '../../../shared/i18n/paraglide/messages/me_token_delete_title.js';
+import { me_token_expiry } from '../../../shared/i18n/paraglide/messages/me_token_expiry.js';
+import { me_token_expiry_date } from '../../../shared/i18n/paraglide/messages/me_token_expiry_date.js';
+import { me_token_expiry_never } from '../../../shared/i18n/paraglide/messages/me_token_expiry_never.js';
+import { me_token_expiry_on_date } from '../../../shared/i18n/paraglide/messages/me_token_expiry_on_date.js';
+import { me_token_expiry_past } from '../../../shared/i18n/paraglide/messages/me_token_expiry_past.js';
+import { me_token_form_heading } from '../../../shared/i18n/paraglide/messages/me_token_form_heading.js';
+import { me_token_name } from '../../../shared/i18n/paraglide/messages/me_token_name.js';
+import { me_token_name_default } from '../../../shared/i18n/paraglide/messages/me_token_name_default.js';
+import { me_tokens_empty } from '../../../shared/i18n/paraglide/messages/me_tokens_empty.js';
+import { me_tokens_heading } from '../../../shared/i18n/paraglide/messages/me_tokens_heading.js';
+import { me_tokens_intro } from '../../../shared/i18n/paraglide/messages/me_tokens_intro.js';
 import { FormField } from '../../components/form-field.tsx';
+import { RadioChoices } from '../../components/radio-choices.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { useLanguage } from '../../lib/i18n/index.ts';
@@ -89,7 +90,7 @@ function TokenRow({ token }: { token: SessionItem }) {
 }
 
 /** The date input's value (local day) → the end of that day as an ISO time. */
-export function expiryOfDate(day: string): Date | undefined {
+function expiryOfDate(day: string): Date | undefined {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) return undefined;
   const end = new Date(`${day}T23:59:59`);
   return Number.isNaN(end.getTime()) ? undefined : end;
@@ -138,12 +139,7 @@ function CreateTokenForm() {
       </FormField>
       <fieldset className="field">
         <legend>{m.me_token_expiry()}</legend>
-        <label className="choice">
-          <input type="radio" name="expiry" value="never" checked={expiry === 'never'} onChange={() => setExpiry('never')} /> {m.me_token_expiry_never()}
-        </label>
-        <label className="choice">
-          <input type="radio" name="expiry" value="date" checked={expiry === 'date'} onChange={() => setExpiry('date')} /> {m.me_token_expiry_on_date()}
-        </label>
+        <RadioChoices name="expiry" options={[{ value: 'never', label: m.me_token_expiry_never() }, { value: 'date', label: m.me_token_expiry_on_date() }]} selected={expiry} onSelect={setExpiry} />
         {expiry === 'date' ? (
           <FormField label={m.me_token_expiry_date()} invalid={Boolean(problem)} describedBy={problem ? ids.problem : undefined}>
             {(control) => <input {...control} name="expires" type="date" className="input" min={todayIso()} required />}

@@ -1,10 +1,10 @@
 import { Link } from 'wouter';
-import { not_found_bad_link } from '../../paraglide/messages/not_found_bad_link.js';
-import { not_found_deleted } from '../../paraglide/messages/not_found_deleted.js';
-import { not_found_home } from '../../paraglide/messages/not_found_home.js';
-import { not_found_intro } from '../../paraglide/messages/not_found_intro.js';
-import { not_found_no_access } from '../../paraglide/messages/not_found_no_access.js';
-import { not_found_title } from '../../paraglide/messages/not_found_title.js';
+import { not_found_bad_link } from '../../../shared/i18n/paraglide/messages/not_found_bad_link.js';
+import { not_found_deleted } from '../../../shared/i18n/paraglide/messages/not_found_deleted.js';
+import { not_found_home } from '../../../shared/i18n/paraglide/messages/not_found_home.js';
+import { not_found_intro } from '../../../shared/i18n/paraglide/messages/not_found_intro.js';
+import { not_found_no_access } from '../../../shared/i18n/paraglide/messages/not_found_no_access.js';
+import { not_found_title } from '../../../shared/i18n/paraglide/messages/not_found_title.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -12,7 +12,7 @@ import { homeCrumb, Page } from '../../components/page.tsx';
 const m = { not_found_bad_link, not_found_deleted, not_found_home, not_found_intro, not_found_no_access, not_found_title };
 
 /** Spec §2: 'Page not found' with its three causes. */
-export function NotFound() {
+export default function NotFound() {
   return (
     <Page title={m.not_found_title()} breadcrumb={[homeCrumb(), { label: m.not_found_title() }]} pageClass="page_not_found">
       <h1>{m.not_found_title()}</h1>
@@ -29,4 +29,3 @@ export function NotFound() {
   );
 }
 
-export default NotFound;

@@ -1,21 +1,21 @@
 import { useEffect, useState } from 'react';
 import { Link, useLocation } from 'wouter';
-import { auth_redirecting } from '../../paraglide/messages/auth_redirecting.js';
-import { nav_sign_in } from '../../paraglide/messages/nav_sign_in.js';
-import { not_found_home } from '../../paraglide/messages/not_found_home.js';
-import { oauth_already_registered } from '../../paraglide/messages/oauth_already_registered.js';
-import { oauth_attempt_expired } from '../../paraglide/messages/oauth_attempt_expired.js';
-import { oauth_cancelled } from '../../paraglide/messages/oauth_cancelled.js';
-import { oauth_failed } from '../../paraglide/messages/oauth_failed.js';
-import { oauth_linked_to_another_user } from '../../paraglide/messages/oauth_linked_to_another_user.js';
-import { oauth_no_account } from '../../paraglide/messages/oauth_no_account.js';
-import { oauth_provider_refused } from '../../paraglide/messages/oauth_provider_refused.js';
-import { oauth_link_only } from '../../paraglide/messages/oauth_link_only.js';
-import { oauth_provider_unavailable } from '../../paraglide/messages/oauth_provider_unavailable.js';
-import { oauth_register_with } from '../../paraglide/messages/oauth_register_with.js';
-import { oauth_title } from '../../paraglide/messages/oauth_title.js';
-import { oauth_try_again } from '../../paraglide/messages/oauth_try_again.js';
-import { oauth_working } from '../../paraglide/messages/oauth_working.js';
+import { auth_redirecting } from '../../../shared/i18n/paraglide/messages/auth_redirecting.js';
+import { nav_sign_in } from '../../../shared/i18n/paraglide/messages/nav_sign_in.js';
+import { not_found_home } from '../../../shared/i18n/paraglide/messages/not_found_home.js';
+import { oauth_already_registered } from '../../../shared/i18n/paraglide/messages/oauth_already_registered.js';
+import { oauth_attempt_expired } from '../../../shared/i18n/paraglide/messages/oauth_attempt_expired.js';
+import { oauth_cancelled } from '../../../shared/i18n/paraglide/messages/oauth_cancelled.js';
+import { oauth_failed } from '../../../shared/i18n/paraglide/messages/oauth_failed.js';
+import { oauth_linked_to_another_user } from '../../../shared/i18n/paraglide/messages/oauth_linked_to_another_user.js';
+import { oauth_no_account } from '../../../shared/i18n/paraglide/messages/oauth_no_account.js';
+import { oauth_provider_refused } from '../../../shared/i18n/paraglide/messages/oauth_provider_refused.js';
+import { oauth_link_only } from '../../../shared/i18n/paraglide/messages/oauth_link_only.js';
+import { oauth_provider_unavailable } from '../../../shared/i18n/paraglide/messages/oauth_provider_unavailable.js';
+import { oauth_register_with } from '../../../shared/i18n/paraglide/messages/oauth_register_with.js';
+import { oauth_title } from '../../../shared/i18n/paraglide/messages/oauth_title.js';
+import { oauth_try_again } from '../../../shared/i18n/paraglide/messages/oauth_try_again.js';
+import { oauth_working } from '../../../shared/i18n/paraglide/messages/oauth_working.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
 import { providerName } from '../../components/provider-mark.tsx';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
@@ -23,7 +23,7 @@ import { openAuthDialog } from '../../dialogs/auth-dialog.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { api } from '../../lib/api.ts';
 import { useAuth, type Auth } from '../../lib/auth/auth.tsx';
-import { finishExternalAuth, takeExternalAuth, type ExternalAuthCalls, type StoredExternalAuth } from '../../lib/auth/external-auth.ts';
+import { finishExternalAuth, isFinishParamsProblem, takeExternalAuth, type ExternalAuthCalls, type FinishParamsProblem, type StoredExternalAuth } from '../../lib/auth/external-auth.ts';
 import { takeReturnTo } from '../../lib/auth/return-to.ts';
 import { startExternalAuth } from '../../lib/auth/start-external.ts';
 import { toDisplayError } from '../../lib/errors.ts';
@@ -31,6 +31,7 @@ import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { useInstance } from '../../lib/instance.ts';
 import { routes } from '../../../shared/api/routes.ts';
 import type { Session } from '../../../shared/schemas/auth.ts';
+import { isRefusalReason, type RefusalReason } from '../../../shared/refusal-reasons.ts';
 import { signInProviderIds, type ExternalIntent, type SignInProviderId } from '../../../shared/schemas/external-auth.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
@@ -138,7 +139,7 @@ type NextStep = 'register' | 'retry';
  * cannot finish), said as what happened, in the provider's terms, with what to do next. A refusal
  * without a known reason shows the catalogued error.
  */
-const reasons: Record<string, { text: (inputs: { provider: string; appName: string }) => string; next?: NextStep }> = {
+const reasons: Partial<Record<RefusalReason | FinishParamsProblem, { text: (inputs: { provider: string; appName: string }) => string; next?: NextStep }>> = {
   no_account: { text: m.oauth_no_account, next: 'register' },
   linked_to_another_user: { text: m.oauth_linked_to_another_user },
   already_registered: { text: m.oauth_already_registered },
@@ -152,6 +153,12 @@ const reasons: Record<string, { text: (inputs: { provider: string; appName: stri
   link_only: { text: m.oauth_link_only },
 };
 
+/** The failure's reason when this page has words for it: the server's (the shared list) or finishParams'. */
+function reasonOfFailure(reason: unknown): keyof typeof reasons | undefined {
+  const known = isRefusalReason(reason) || isFinishParamsProblem(reason) ? reason : undefined;
+  return known && reasons[known] ? known : undefined;
+}
+
 function FailureView({ failure }: { failure: Failure }) {
   const auth = useAuth();
   const dialogs = useDialogs();
@@ -159,7 +166,7 @@ function FailureView({ failure }: { failure: Failure }) {
   const [pending, setPending] = useState<SignInProviderId | undefined>();
   const shown = toDisplayError(failure.error);
   const details = shown.details as { reason?: unknown; provider?: unknown } | undefined;
-  const reason = typeof details?.reason === 'string' && Object.hasOwn(reasons, details.reason) ? details.reason : undefined;
+  const reason = reasonOfFailure(details?.reason);
   const named = typeof details?.provider === 'string' ? details.provider : failure.stored?.provider;
   const provider = signInProviderIds.find((id) => id === named);
   const shownProvider = provider ? providerName(provider) : '';

@@ -1,6 +1,6 @@
-import { project_overview_name_taken } from '../../paraglide/messages/project_overview_name_taken.js';
-import { project_overview_new_branch_label } from '../../paraglide/messages/project_overview_new_branch_label.js';
-import { project_overview_too_long } from '../../paraglide/messages/project_overview_too_long.js';
+import { project_overview_name_taken } from '../../../shared/i18n/paraglide/messages/project_overview_name_taken.js';
+import { project_overview_new_branch_label } from '../../../shared/i18n/paraglide/messages/project_overview_new_branch_label.js';
+import { project_overview_too_long } from '../../../shared/i18n/paraglide/messages/project_overview_too_long.js';
 import type { Dialogs } from '../../dialogs/dialog-api.tsx';
 import { toDisplayError } from '../../lib/errors.ts';
 import type { Branch } from '../../../shared/schemas/branches.ts';
@@ -10,7 +10,7 @@ import type { Branch } from '../../../shared/schemas/branches.ts';
 const m = { project_overview_name_taken, project_overview_new_branch_label, project_overview_too_long };
 
 /** branchTitleSchema's limit. */
-export const branchTitleMaxLength = 64;
+const branchTitleMaxLength = 64;
 
 /**
  * The title prompt of New branch and of Rename branch, one behaviour for both: the field "Branch title",

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { projects_title } from '../../paraglide/messages/projects_title.js';
+import { projects_title } from '../../../shared/i18n/paraglide/messages/projects_title.js';
 import { homeCrumb, Page, type Crumb } from '../../components/page.tsx';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { toDisplayError } from '../../lib/errors.ts';

@@ -1,8 +1,8 @@
-import { projects_list_role_admin } from '../../paraglide/messages/projects_list_role_admin.js';
-import { projects_list_role_developer } from '../../paraglide/messages/projects_list_role_developer.js';
-import { projects_list_role_owner } from '../../paraglide/messages/projects_list_role_owner.js';
-import { projects_list_role_starred } from '../../paraglide/messages/projects_list_role_starred.js';
-import { projects_list_role_tester } from '../../paraglide/messages/projects_list_role_tester.js';
+import { projects_list_role_admin } from '../../../shared/i18n/paraglide/messages/projects_list_role_admin.js';
+import { projects_list_role_developer } from '../../../shared/i18n/paraglide/messages/projects_list_role_developer.js';
+import { projects_list_role_owner } from '../../../shared/i18n/paraglide/messages/projects_list_role_owner.js';
+import { projects_list_role_starred } from '../../../shared/i18n/paraglide/messages/projects_list_role_starred.js';
+import { projects_list_role_tester } from '../../../shared/i18n/paraglide/messages/projects_list_role_tester.js';
 import type { ProjectUserRole } from '../../../shared/schemas/projects.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

@@ -1,12 +1,12 @@
 import { useId, type ReactNode } from 'react';
 import { Link } from 'wouter';
-import { project_sidebar_branches } from '../../paraglide/messages/project_sidebar_branches.js';
-import { project_sidebar_empty } from '../../paraglide/messages/project_sidebar_empty.js';
-import { project_sidebar_versions } from '../../paraglide/messages/project_sidebar_versions.js';
-import { invite_page_awaiting } from '../../paraglide/messages/invite_page_awaiting.js';
-import { package_page_sidebar } from '../../paraglide/messages/package_page_sidebar.js';
-import { projects_list_empty } from '../../paraglide/messages/projects_list_empty.js';
-import { projects_title } from '../../paraglide/messages/projects_title.js';
+import { project_sidebar_branches } from '../../../shared/i18n/paraglide/messages/project_sidebar_branches.js';
+import { project_sidebar_empty } from '../../../shared/i18n/paraglide/messages/project_sidebar_empty.js';
+import { project_sidebar_versions } from '../../../shared/i18n/paraglide/messages/project_sidebar_versions.js';
+import { invite_page_awaiting } from '../../../shared/i18n/paraglide/messages/invite_page_awaiting.js';
+import { package_page_sidebar } from '../../../shared/i18n/paraglide/messages/package_page_sidebar.js';
+import { projects_list_empty } from '../../../shared/i18n/paraglide/messages/projects_list_empty.js';
+import { projects_title } from '../../../shared/i18n/paraglide/messages/projects_title.js';
 import { PackageDetails } from '../../components/package-facts.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';
@@ -34,7 +34,7 @@ type SidebarListProps = {
 };
 
 /** A labelled list of sibling pages; the current one is marked (aria-current) rather than linked. */
-export function SidebarList({ label, items, currentId, query, note, emptyText }: SidebarListProps) {
+function SidebarList({ label, items, currentId, query, note, emptyText }: SidebarListProps) {
   const headingId = useId();
   return (
     <nav className="sidebar_nav" aria-labelledby={headingId}>

@@ -1,10 +1,11 @@
-import { auth_password_blank } from '../../paraglide/messages/auth_password_blank.js';
-import { auth_password_common } from '../../paraglide/messages/auth_password_common.js';
-import { auth_password_repetitive } from '../../paraglide/messages/auth_password_repetitive.js';
-import { auth_password_same_as_name } from '../../paraglide/messages/auth_password_same_as_name.js';
-import { auth_password_too_long } from '../../paraglide/messages/auth_password_too_long.js';
-import { auth_password_too_short } from '../../paraglide/messages/auth_password_too_short.js';
+import { auth_password_blank } from '../../../shared/i18n/paraglide/messages/auth_password_blank.js';
+import { auth_password_common } from '../../../shared/i18n/paraglide/messages/auth_password_common.js';
+import { auth_password_repetitive } from '../../../shared/i18n/paraglide/messages/auth_password_repetitive.js';
+import { auth_password_same_as_name } from '../../../shared/i18n/paraglide/messages/auth_password_same_as_name.js';
+import { auth_password_too_long } from '../../../shared/i18n/paraglide/messages/auth_password_too_long.js';
+import { auth_password_too_short } from '../../../shared/i18n/paraglide/messages/auth_password_too_short.js';
 import type { PasswordProblem } from '../../../shared/schemas/password-rules.ts';
+import { refusalReasonOf, type RefusalReason } from '../../../shared/refusal-reasons.ts';
 import type { DisplayError } from '../../lib/errors.ts';
 
 const texts: Record<PasswordProblem, () => string> = {
@@ -16,13 +17,17 @@ const texts: Record<PasswordProblem, () => string> = {
   common: auth_password_common,
 };
 
+function isPasswordProblem(reason: RefusalReason): reason is PasswordProblem {
+  return Object.hasOwn(texts, reason);
+}
+
 export function passwordProblemText(problem: PasswordProblem): string {
   return texts[problem]();
 }
 
 /** The password rule a refused registration broke, from the error's details ({ field, reason }). */
 export function passwordProblemOf(error: DisplayError): PasswordProblem | undefined {
-  const details = error.details as { field?: unknown; reason?: unknown } | undefined;
-  if (error.code !== 'bad_param' || details?.field !== 'password' || typeof details.reason !== 'string') return undefined;
-  return details.reason in texts ? (details.reason as PasswordProblem) : undefined;
+  const reason = refusalReasonOf(error.details);
+  if (error.code !== 'bad_param' || reason === undefined || (error.details as { field?: unknown }).field !== 'password') return undefined;
+  return isPasswordProblem(reason) ? reason : undefined;
 }

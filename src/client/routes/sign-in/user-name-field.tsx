@@ -1,4 +1,4 @@
-import { auth_user_name } from '../../paraglide/messages/auth_user_name.js';
+import { auth_user_name } from '../../../shared/i18n/paraglide/messages/auth_user_name.js';
 import { FormField } from '../../components/form-field.tsx';
 
 /**

@@ -16,8 +16,6 @@ export type StoreOffer =
   | { kind: 'install'; platform: VisitorPlatform; connected: boolean; branch: StoreBranch; pkg: StorePackage }
   | { kind: 'download'; platform: VisitorPlatform; branch: StoreBranch; pkg: StorePackage };
 
-export type StoreOfferKind = StoreOffer['kind'];
-
 /** Who is looking. */
 export type StoreVisitor = {
   /** Their system (null: one we offer no downloads for, or unknown). */
@@ -29,7 +27,7 @@ export type StoreVisitor = {
 };
 
 /** The systems the local app is built for (local-app.service.ts: linux, darwin and windows builds). */
-export const localAppSystems: readonly VisitorPlatform[] = ['linux', 'windows', 'macos'];
+const localAppSystems: readonly VisitorPlatform[] = ['linux', 'windows', 'macos'];
 
 const WEB = 'os:web';
 

@@ -1,10 +1,10 @@
 import { Link, useLocation } from 'wouter';
-import { store_actions_label } from '../../paraglide/messages/store_actions_label.js';
-import { store_open_project } from '../../paraglide/messages/store_open_project.js';
-import { store_report } from '../../paraglide/messages/store_report.js';
-import { store_star } from '../../paraglide/messages/store_star.js';
-import { store_star_sign_in } from '../../paraglide/messages/store_star_sign_in.js';
-import { store_starred_note } from '../../paraglide/messages/store_starred_note.js';
+import { store_actions_label } from '../../../shared/i18n/paraglide/messages/store_actions_label.js';
+import { store_open_project } from '../../../shared/i18n/paraglide/messages/store_open_project.js';
+import { store_report } from '../../../shared/i18n/paraglide/messages/store_report.js';
+import { store_star } from '../../../shared/i18n/paraglide/messages/store_star.js';
+import { store_star_sign_in } from '../../../shared/i18n/paraglide/messages/store_star_sign_in.js';
+import { store_starred_note } from '../../../shared/i18n/paraglide/messages/store_starred_note.js';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
 import { ReportContentDialog } from '../../dialogs/report-content-dialog.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';

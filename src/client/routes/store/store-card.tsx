@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
-import { store_by_owner } from '../../paraglide/messages/store_by_owner.js';
-import { store_card_platforms } from '../../paraglide/messages/store_card_platforms.js';
-import { store_card_updated } from '../../paraglide/messages/store_card_updated.js';
+import { store_by_owner } from '../../../shared/i18n/paraglide/messages/store_by_owner.js';
+import { store_card_platforms } from '../../../shared/i18n/paraglide/messages/store_card_platforms.js';
+import { store_card_updated } from '../../../shared/i18n/paraglide/messages/store_card_updated.js';
 import { tagLabel } from '../../components/tag-labels.ts';
 import { imageSources } from '../../lib/content-image-sources.ts';
 import { useLanguage } from '../../lib/i18n/react.tsx';
@@ -21,14 +21,14 @@ const cardSizes = '(min-width: 72rem) 17rem, (min-width: 52rem) 31vw, (min-width
 const tintCount = 8;
 
 /** A stable tint for a project: its id hashed (FNV-1a), so a project keeps its colour everywhere. */
-export function tintOf(id: string): number {
+function tintOf(id: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
   return (hash >>> 0) % tintCount;
 }
 
 /** Up to two initials of a title (its first two words' first letters or digits, whole characters), upper case. */
-export function initialsOf(title: string): string {
+function initialsOf(title: string): string {
   const words = title.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
   const letters = words.slice(0, 2).map((word) => Array.from(word)[0] ?? '');
   return letters.join('').toLocaleUpperCase() || '?';

@@ -1,10 +1,10 @@
 import type { SyntheticEvent } from 'react';
-import { store_branch_published } from '../../paraglide/messages/store_branch_published.js';
-import { store_branch_version } from '../../paraglide/messages/store_branch_version.js';
-import { store_branches_empty } from '../../paraglide/messages/store_branches_empty.js';
-import { store_branches_heading } from '../../paraglide/messages/store_branches_heading.js';
-import { store_downloads_heading } from '../../paraglide/messages/store_downloads_heading.js';
-import { store_packages_heading } from '../../paraglide/messages/store_packages_heading.js';
+import { store_branch_published } from '../../../shared/i18n/paraglide/messages/store_branch_published.js';
+import { store_branch_version } from '../../../shared/i18n/paraglide/messages/store_branch_version.js';
+import { store_branches_empty } from '../../../shared/i18n/paraglide/messages/store_branches_empty.js';
+import { store_branches_heading } from '../../../shared/i18n/paraglide/messages/store_branches_heading.js';
+import { store_downloads_heading } from '../../../shared/i18n/paraglide/messages/store_downloads_heading.js';
+import { store_packages_heading } from '../../../shared/i18n/paraglide/messages/store_packages_heading.js';
 import { EmptyState } from '../../components/states.tsx';
 import { useLanguage } from '../../lib/i18n/react.tsx';
 import { rich, slot } from '../../lib/i18n/rich.tsx';

@@ -1,10 +1,10 @@
 import { useEffect, useRef, useState, type CSSProperties, type KeyboardEvent } from 'react';
-import { store_gallery_alt } from '../../paraglide/messages/store_gallery_alt.js';
-import { store_gallery_close } from '../../paraglide/messages/store_gallery_close.js';
-import { store_gallery_heading } from '../../paraglide/messages/store_gallery_heading.js';
-import { store_gallery_next } from '../../paraglide/messages/store_gallery_next.js';
-import { store_gallery_position } from '../../paraglide/messages/store_gallery_position.js';
-import { store_gallery_previous } from '../../paraglide/messages/store_gallery_previous.js';
+import { store_gallery_alt } from '../../../shared/i18n/paraglide/messages/store_gallery_alt.js';
+import { store_gallery_close } from '../../../shared/i18n/paraglide/messages/store_gallery_close.js';
+import { store_gallery_heading } from '../../../shared/i18n/paraglide/messages/store_gallery_heading.js';
+import { store_gallery_next } from '../../../shared/i18n/paraglide/messages/store_gallery_next.js';
+import { store_gallery_position } from '../../../shared/i18n/paraglide/messages/store_gallery_position.js';
+import { store_gallery_previous } from '../../../shared/i18n/paraglide/messages/store_gallery_previous.js';
 import { Modal } from '../../dialogs/modal.tsx';
 import { imageSources } from '../../lib/content-image-sources.ts';
 import { useLanguage } from '../../lib/i18n/react.tsx';

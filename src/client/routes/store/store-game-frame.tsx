@@ -1,6 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { Link } from 'wouter';
-import { store_game_own_page } from '../../paraglide/messages/store_game_own_page.js';
+import { store_game_own_page } from '../../../shared/i18n/paraglide/messages/store_game_own_page.js';
 import { PlayFrame } from '../../components/play-frame.tsx';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { trpc } from '../../lib/trpc.ts';

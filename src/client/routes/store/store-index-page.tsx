@@ -1,17 +1,17 @@
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'wouter';
-import { store_index_clear } from '../../paraglide/messages/store_index_clear.js';
-import { store_index_empty } from '../../paraglide/messages/store_index_empty.js';
-import { store_index_intro } from '../../paraglide/messages/store_index_intro.js';
-import { store_index_list_label } from '../../paraglide/messages/store_index_list_label.js';
-import { store_index_more } from '../../paraglide/messages/store_index_more.js';
-import { store_index_no_match } from '../../paraglide/messages/store_index_no_match.js';
-import { store_index_results } from '../../paraglide/messages/store_index_results.js';
-import { store_index_search_hint } from '../../paraglide/messages/store_index_search_hint.js';
-import { store_index_search_label } from '../../paraglide/messages/store_index_search_label.js';
-import { store_index_searching } from '../../paraglide/messages/store_index_searching.js';
-import { store_title } from '../../paraglide/messages/store_title.js';
+import { store_index_clear } from '../../../shared/i18n/paraglide/messages/store_index_clear.js';
+import { store_index_empty } from '../../../shared/i18n/paraglide/messages/store_index_empty.js';
+import { store_index_intro } from '../../../shared/i18n/paraglide/messages/store_index_intro.js';
+import { store_index_list_label } from '../../../shared/i18n/paraglide/messages/store_index_list_label.js';
+import { store_index_more } from '../../../shared/i18n/paraglide/messages/store_index_more.js';
+import { store_index_no_match } from '../../../shared/i18n/paraglide/messages/store_index_no_match.js';
+import { store_index_results } from '../../../shared/i18n/paraglide/messages/store_index_results.js';
+import { store_index_search_hint } from '../../../shared/i18n/paraglide/messages/store_index_search_hint.js';
+import { store_index_search_label } from '../../../shared/i18n/paraglide/messages/store_index_search_label.js';
+import { store_index_searching } from '../../../shared/i18n/paraglide/messages/store_index_searching.js';
+import { store_title } from '../../../shared/i18n/paraglide/messages/store_title.js';
 import { homeCrumb, Page, usePageMetaContext } from '../../components/page.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { useInstance } from '../../lib/instance.ts';
@@ -41,7 +41,7 @@ export const searchDebounceMs = 300;
 /** Projects per page: three rows of four on a wide screen. */
 export const storePageSize = 24;
 /** The URL query parameter holding the search (shareable, kept across a reload). */
-export const searchParam = 'q';
+const searchParam = 'q';
 
 /**
  * /store, the store index (issue 19): public projects with a public branch as a grid of covers (title,

@@ -1,5 +1,5 @@
-import { store_cover_alt } from '../../paraglide/messages/store_cover_alt.js';
-import { store_run_game } from '../../paraglide/messages/store_run_game.js';
+import { store_cover_alt } from '../../../shared/i18n/paraglide/messages/store_cover_alt.js';
+import { store_run_game } from '../../../shared/i18n/paraglide/messages/store_run_game.js';
 import { imageSources } from '../../lib/content-image-sources.ts';
 import type { StorePackage, StoreProject } from '../../../shared/schemas/store.ts';
 import { CoverPlaceholder } from './store-card.tsx';

@@ -1,5 +1,5 @@
-import { store_cover_alt } from '../../paraglide/messages/store_cover_alt.js';
-import { store_meta_fallback_description } from '../../paraglide/messages/store_meta_fallback_description.js';
+import { store_cover_alt } from '../../../shared/i18n/paraglide/messages/store_cover_alt.js';
+import { store_meta_fallback_description } from '../../../shared/i18n/paraglide/messages/store_meta_fallback_description.js';
 import type { StoreMetaTexts } from '../../../shared/store/store-meta.ts';
 
 /** The words of store pages' meta in the language on screen (the server passes the same messages with its locale). */

@@ -1,5 +1,5 @@
-import { store_credential_picture } from '../../paraglide/messages/store_credential_picture.js';
-import { store_credentials_label } from '../../paraglide/messages/store_credentials_label.js';
+import { store_credential_picture } from '../../../shared/i18n/paraglide/messages/store_credential_picture.js';
+import { store_credentials_label } from '../../../shared/i18n/paraglide/messages/store_credentials_label.js';
 import { providerName, ProviderMark } from '../../components/provider-mark.tsx';
 import { initialOf, RemotePicture } from '../../components/remote-picture.tsx';
 import type { StoreProject } from '../../../shared/schemas/store.ts';

@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
-import { package_page_cloud_play } from '../../paraglide/messages/package_page_cloud_play.js';
-import { package_page_play_browser } from '../../paraglide/messages/package_page_play_browser.js';
-import { store_packages_empty } from '../../paraglide/messages/store_packages_empty.js';
+import { package_page_cloud_play } from '../../../shared/i18n/paraglide/messages/package_page_cloud_play.js';
+import { package_page_play_browser } from '../../../shared/i18n/paraglide/messages/package_page_play_browser.js';
+import { store_packages_empty } from '../../../shared/i18n/paraglide/messages/store_packages_empty.js';
 import { Size } from '../../components/size.tsx';
 import { EmptyState } from '../../components/states.tsx';
 import { TagList } from '../../components/tag-list.tsx';

@@ -1,8 +1,8 @@
-import { store_by_owner } from '../../paraglide/messages/store_by_owner.js';
-import { store_description_empty } from '../../paraglide/messages/store_description_empty.js';
-import { store_description_heading } from '../../paraglide/messages/store_description_heading.js';
-import { store_third_party } from '../../paraglide/messages/store_third_party.js';
-import { store_title } from '../../paraglide/messages/store_title.js';
+import { store_by_owner } from '../../../shared/i18n/paraglide/messages/store_by_owner.js';
+import { store_description_empty } from '../../../shared/i18n/paraglide/messages/store_description_empty.js';
+import { store_description_heading } from '../../../shared/i18n/paraglide/messages/store_description_heading.js';
+import { store_third_party } from '../../../shared/i18n/paraglide/messages/store_third_party.js';
+import { store_title } from '../../../shared/i18n/paraglide/messages/store_title.js';
 import { MarkdownView } from '../../components/markdown-view.tsx';
 import { useMemo, useState } from 'react';
 import { homeCrumb, Page, usePageMetaContext, type Crumb } from '../../components/page.tsx';

@@ -1,5 +1,5 @@
-import { store_branch_version } from '../../paraglide/messages/store_branch_version.js';
-import { store_notes_heading } from '../../paraglide/messages/store_notes_heading.js';
+import { store_branch_version } from '../../../shared/i18n/paraglide/messages/store_branch_version.js';
+import { store_notes_heading } from '../../../shared/i18n/paraglide/messages/store_notes_heading.js';
 import { MarkdownView } from '../../components/markdown-view.tsx';
 import { useLanguage } from '../../lib/i18n/react.tsx';
 import { rich, slot } from '../../lib/i18n/rich.tsx';

@@ -3,7 +3,7 @@ import { bigint, index, integer, pgTable, primaryKey, smallint, text, timestamp 
 const time = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /**
- * Pack blobs (`packs/{id}`, packages/blobs/blob-keys.ts): the stored bytes of many chunks back to back.
+ * Pack blobs (`packs/{id}`, packages/blob-keys.ts): the stored bytes of many chunks back to back.
  * A row exists once the blob is complete. `retiredAt`: its live chunks were copied to another pack by a
  * repack; the blob stays for a grace period (downloads under way hold its locations), then the storage
  * sweep deletes row and blob.

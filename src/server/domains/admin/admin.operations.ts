@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { routes } from '../../../shared/api/routes.ts';
 import { startedJobSchema } from '../../../shared/schemas/jobs.ts';
 import { quotasSchema, setProjectQuotasInput } from '../../../shared/schemas/projects.ts';
-import { adminPrivilegeInput, adminUserSchema } from '../../../shared/schemas/users.ts';
+import { adminPrivilegeInput, meSchema } from '../../../shared/schemas/users.ts';
 import { bindOperations } from '../../operations/binding.ts';
 import { startContentImageOptimisation } from '../content-images/optimize.service.ts';
 import { setProjectQuotas } from '../projects/projects.service.ts';
@@ -12,17 +12,17 @@ import { grantPrivilege, listUsers, revokePrivilege } from './privileges.service
 const admins = ['wrong_auth', 'unauthorized', 'insufficient_privileges'] as const;
 
 export const adminOperations = bindOperations('Admin', routes.admin, {
-  users: { reply: z.array(adminUserSchema), summary: 'Every user with their privileges', errors: admins, run: ({ deps, actor }) => listUsers(deps, actor) },
+  users: { reply: z.array(meSchema), summary: 'Every user with their privileges', errors: admins, run: ({ deps, actor }) => listUsers(deps, actor) },
   grantPrivilege: {
     body: adminPrivilegeInput,
-    reply: adminUserSchema,
+    reply: meSchema,
     summary: 'Grant a user (id or sign-in name) a privilege',
     errors: [...admins, 'not_found'],
     run: ({ deps, actor, body }) => grantPrivilege(deps, actor, body),
   },
   revokePrivilege: {
     body: adminPrivilegeInput,
-    reply: adminUserSchema,
+    reply: meSchema,
     summary: 'Revoke a privilege of a user (id or sign-in name)',
     errors: [...admins, 'not_found'],
     run: ({ deps, actor, body }) => revokePrivilege(deps, actor, body),

@@ -5,7 +5,7 @@ import { userRefSchema } from '../../../shared/schemas/text.ts';
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
 import { credentials, sessions, users } from '../../db/schema/index.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, notFound, refusal } from '../../errors.ts';
 import { insertPasswordCredential } from '../auth/auth.service.ts';
 import { hashPassword } from '../auth/password-hash.ts';
 import { assertAcceptableNewPassword } from '../auth/password-policy.ts';
@@ -64,12 +64,12 @@ async function describeTarget(db: Database, user: string, newName: string | unde
   if (!row) throw notFound('user');
   if (row.name) {
     if (newName && newName !== row.name) {
-      throw new AppError('bad_param', `Invalid \`name\`: ${row.title} signs in as ${row.name} already; leave out --name`, { field: 'name', reason: 'password_exists' });
+      throw refusal('bad_param', `Invalid \`name\`: ${row.title} signs in as ${row.name} already; leave out --name`, 'password_exists', { field: 'name' });
     }
     return { id: userId, title: row.title, name: row.name, hasPassword: true };
   }
   if (!newName) {
-    throw new AppError('bad_param', `${row.title} has no sign-in name yet: give one with --name NAME`, { field: 'name', reason: 'required' });
+    throw refusal('bad_param', `${row.title} has no sign-in name yet: give one with --name NAME`, 'required', { field: 'name' });
   }
   const [taken] = await db.select({ id: credentials.id }).from(credentials).where(and(eq(credentials.provider, 'password'), eq(credentials.name, newName)));
   if (taken) throw new AppError('name_conflict', `The user name ${newName} is taken`);

@@ -1,6 +1,6 @@
 import { dictionary } from '@zxcvbn-ts/language-common';
 import { passwordProblemText, passwordShapeProblem, type PasswordProblem } from '../../../shared/schemas/password-rules.ts';
-import { AppError } from '../../errors.ts';
+import { refusal } from '../../errors.ts';
 
 /** zxcvbn-ts's list of the ≈ 49,000 most used passwords (lower-case), loaded on first use. */
 let commonPasswords: Set<string> | undefined;
@@ -11,7 +11,7 @@ function isCommonPassword(password: string): boolean {
 }
 
 /** names: the account's sign-in name and display name (see passwordShapeProblem). */
-export function newPasswordProblem(password: string, names: (string | null | undefined)[], appName: string): PasswordProblem | undefined {
+function newPasswordProblem(password: string, names: (string | null | undefined)[], appName: string): PasswordProblem | undefined {
   const shape = passwordShapeProblem(password, ...names);
   if (shape) return shape;
   const lower = password.trim().toLowerCase();
@@ -25,5 +25,5 @@ export function newPasswordProblem(password: string, names: (string | null | und
  */
 export function assertAcceptableNewPassword(password: string, names: (string | null | undefined)[], appName: string): void {
   const problem = newPasswordProblem(password, names, appName);
-  if (problem) throw new AppError('bad_param', `Invalid \`password\`: ${passwordProblemText[problem]}`, { field: 'password', reason: problem });
+  if (problem) throw refusal('bad_param', `Invalid \`password\`: ${passwordProblemText[problem]}`, problem, { field: 'password' });
 }

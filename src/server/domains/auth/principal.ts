@@ -9,11 +9,11 @@ import { hashToken } from '../../crypto/index.ts';
 /** Use refreshes last-used (and a browser session's expiry) at most this often, to spare writes. */
 const touchEveryMs = 5 * 60 * 1000;
 
-export type SessionRow = typeof sessions.$inferSelect;
+type SessionRow = typeof sessions.$inferSelect;
 export type LiveSession = { session: SessionRow; user: { id: string; title: string; isAdmin: boolean }; privileges: PrivilegeName[] };
 
 /** An administrator holds every privilege; others hold what was granted, in catalogue order. */
-export function effectivePrivileges(isAdmin: boolean, granted: readonly string[]): PrivilegeName[] {
+function effectivePrivileges(isAdmin: boolean, granted: readonly string[]): PrivilegeName[] {
   return isAdmin ? [...privilegeNames] : privilegeNames.filter((name) => granted.includes(name));
 }
 

@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia';
+import { Elysia, type AnyElysia } from 'elysia';
 import { z } from 'zod';
 import { routes } from '../../../shared/api/routes.ts';
 import { passwordSignInInput, sessionSchema } from '../../../shared/schemas/auth.ts';
@@ -57,7 +57,7 @@ export const sessionProcedures = {
 /** The REST doors of the same five operations. */
 export function sessionRoutes(deps: Deps) {
   const origin = (request: Request, server: Parameters<typeof requestOriginOf>[2]): RequestOrigin => requestOriginOf(deps.config, request, server);
-  let app = new Elysia({ tags: ['Auth'] }).get(
+  let app: AnyElysia = new Elysia({ tags: ['Auth'] }).get(
     routes.auth.session.path,
     async ({ request, set }) => {
       const token = bearerTokenOf(request.headers.get('authorization')) ?? sessionTokenFromCookie(request.headers.get('cookie'));
@@ -71,16 +71,13 @@ export function sessionRoutes(deps: Deps) {
   for (const name of Object.keys(signIns) as SignInName[]) {
     const { input, from, signIn, summary } = signIns[name];
     const route = routes.auth[name];
-    app = app.post(
-      route.path,
-      async ({ body, query, request, server, set }) => {
+    const handler = async ({ body, query, request, server, set }: { body: unknown; query: unknown; request: Request; server: Parameters<typeof requestOriginOf>[2]; set: { headers: Record<string, string | number> } }) => {
         assertSameOrigin(deps.config, request);
         const signedIn = await signIn(deps, (from === 'body' ? body : query) as never, origin(request, server));
         set.headers['set-cookie'] = signedInCookie(deps.config, signedIn);
         return signedIn.session;
-      },
-      { ...(from === 'body' ? { body: input } : { query: input }), response: sessionSchema, detail: { summary } } as never,
-    ) as never;
+    };
+    app = app.post(route.path, handler as never, { ...(from === 'body' ? { body: input } : { query: input }), response: sessionSchema, detail: { summary } } as never);
   }
   return app.use(actorResolver(deps)).post(
     routes.auth.clear.path,

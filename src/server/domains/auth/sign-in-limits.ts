@@ -4,7 +4,7 @@ import { signInFailures } from '../../db/schema/index.ts';
 import { AppError } from '../../errors.ts';
 
 /** Failed password sign-ins count within this window; the allowed numbers come from the config. */
-export const signInWindowMinutes = 15;
+const signInWindowMinutes = 15;
 export type SignInLimits = { perAccount: number; perAddress: number };
 
 /**

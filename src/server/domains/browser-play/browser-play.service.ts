@@ -9,7 +9,7 @@ import type { Actor } from '../auth/actor.ts';
 import { getReadyPackage } from '../packages/records/package-content.ts';
 import { isPackagePublic, packageInPublicBranch } from '../packages/records/package-rows.ts';
 
-export const webTag = 'os:web';
+const webTag = 'os:web';
 
 /** What the play origin needs of a package to serve its files. */
 export type PlayablePackage = { id: string; indexHash: string; compression: number };

@@ -17,7 +17,6 @@ export const internalAccessParams = z.object({
   version: recordIdSchema,
   package: recordIdSchema,
 });
-export type InternalAccessParams = z.infer<typeof internalAccessParams>;
 
 type InternalPackageAccess = z.infer<typeof internalPackageAccessSchema>;
 

@@ -86,6 +86,3 @@ export async function assignWaitingSession(db: Executor, config: Config, session
     return machine.id;
   });
 }
-
-/** The machine row a provide call takes first (locking it for the rest of its transaction). */
-export const machineRow = (id: string) => eq(cloudMachines.id, id);

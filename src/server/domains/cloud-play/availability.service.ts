@@ -11,7 +11,7 @@ import { milliseconds } from './session-rows.ts';
  * (by the database clock) and said it has room for sessions (capacity above 0). A full machine is
  * online: a new session waits for its free slot.
  */
-export const machineOnline = (config: Config) =>
+const machineOnline = (config: Config) =>
   and(eq(cloudMachines.revoked, false), gt(cloudMachines.capacity, 0), sql`${cloudMachines.lastSeenAt} > now() - ${milliseconds(config.cloudPlay.machineTimeoutMs)}`);
 
 export async function anyMachineOnline(db: Executor, config: Config): Promise<boolean> {

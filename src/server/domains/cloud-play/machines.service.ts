@@ -5,7 +5,7 @@ import { generateToken, hashToken } from '../../crypto/index.ts';
 import { newId } from '../../db/ids.ts';
 import { cloudMachines, cloudSessions } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { notFound, refusal } from '../../errors.ts';
 import { requireAdmin, type Actor } from '../auth/actor.ts';
 import { endSessions, heldStatuses, notifyMachine } from './session-rows.ts';
 
@@ -17,7 +17,7 @@ import { endSessions, heldStatuses, notifyMachine } from './session-rows.ts';
 
 type MachineRow = typeof cloudMachines.$inferSelect;
 
-export const wrongMachineAuth = () => new AppError('wrong_auth', 'A cloud-play machine token is required: unknown, revoked or missing', { reason: 'machine_token' });
+export const wrongMachineAuth = () => refusal('wrong_auth', 'A cloud-play machine token is required: unknown, revoked or missing', 'machine_token');
 
 /** The machine of a bearer token, not revoked; wrong_auth otherwise (no token, a user's token, a revoked one). */
 export async function authenticateMachine(db: Executor, token: string | undefined): Promise<MachineRow> {

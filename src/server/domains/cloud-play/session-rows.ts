@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, inArray, sql, type SQL } from 'drizzle-orm';
 import type { CloudSessionStatus } from '../../../shared/schemas/cloud-play.ts';
 import type { DatabaseHandle, Executor } from '../../db/client.ts';
 import { subscribeChannel } from '../../db/notify.ts';
@@ -103,5 +103,3 @@ export async function endSessions(
   );
   return ended;
 }
-
-export const sessionById = (id: string) => eq(cloudSessions.id, id);

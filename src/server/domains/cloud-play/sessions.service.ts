@@ -11,7 +11,7 @@ import { generateToken, hashToken } from '../../crypto/index.ts';
 import { newId } from '../../db/ids.ts';
 import { cloudSessions, users } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, refusal } from '../../errors.ts';
 import { requireUser, type Actor } from '../auth/actor.ts';
 import { getReadyPackage } from '../packages/records/package-content.ts';
 import { assignWaitingSession } from './assignment.ts';
@@ -27,7 +27,7 @@ import { sleepUntilWoken } from './wake-wait.ts';
  */
 
 /** Spec §6: cloud play needs these tags (the host agents run Linux x86 games). */
-export const cloudPlayTags = ['os:linux', 'arch:x86'] as const;
+const cloudPlayTags = ['os:linux', 'arch:x86'] as const;
 
 type SessionRow = typeof cloudSessions.$inferSelect;
 
@@ -44,18 +44,17 @@ type SessionRow = typeof cloudSessions.$inferSelect;
 export async function createCloudSession(deps: Deps, actor: Actor, projectId: string, packageId: string): Promise<CreatedCloudSession> {
   const user = requireUser(actor);
   if (!user.privileges.has('cloud_play')) {
-    throw new AppError('insufficient_privileges', 'Playing in the cloud needs the cloud_play privilege: an administrator of this instance can grant it', {
-      reason: 'missing_privilege',
+    throw refusal('insufficient_privileges', 'Playing in the cloud needs the cloud_play privilege: an administrator of this instance can grant it', 'missing_privilege', {
       privilege: 'cloud_play',
     });
   }
   const pkg = await getReadyPackage(deps, actor, projectId, packageId);
   const missing = cloudPlayTags.filter((tag) => !pkg.tags.includes(tag));
   if (missing.length > 0) {
-    throw new AppError('not_supported', `Only packages tagged ${cloudPlayTags.join(' and ')} can be played in the cloud`, { reason: 'missing_tags', tags: missing });
+    throw refusal('not_supported', `Only packages tagged ${cloudPlayTags.join(' and ')} can be played in the cloud`, 'missing_tags', { tags: missing });
   }
   if (!(await anyMachineOnline(deps.db, deps.config))) {
-    throw new AppError('not_supported', 'No cloud-play machine is online right now: try again later', { reason: noMachineOnlineReason });
+    throw refusal('not_supported', 'No cloud-play machine is online right now: try again later', noMachineOnlineReason);
   }
   const token = generateToken('cp');
   const id = newId();
@@ -172,7 +171,7 @@ export async function connectCloudSession(deps: Deps, rawInput: unknown): Promis
   if (!now) throw sessionNotFound();
   if (!isLive(now.status)) throw sessionEnded(now);
   if (now.status === 'waiting' || now.status === 'assigned') throw notReady(now.status);
-  throw new AppError('name_conflict', 'This cloud session is already connected', { reason: 'already_connected' });
+  throw refusal('name_conflict', 'This cloud session is already connected', 'already_connected');
 }
 
 /** GET /cloud-play/session?token: where the session stands and, once ended, why. */

@@ -55,7 +55,7 @@ export async function sweepCloudSessions(db: Executor, config: Config, options: 
 }
 
 /** Ended sessions are kept a week (what an operator may look at), then forgotten. */
-export const endedSessionsKeptMs = 7 * 24 * 60 * 60_000;
+const endedSessionsKeptMs = 7 * 24 * 60 * 60_000;
 
 export async function forgetEndedSessions(db: Executor): Promise<number> {
   const deleted = await db

@@ -1,5 +1,5 @@
 import type { Deps } from '../../deps.ts';
-import { ChunkStoreBusy, withChunkStoreExclusive } from '../packages/blobs/chunk-store-lock.ts';
+import { ChunkStoreBusy, withChunkStoreExclusive } from '../../storage/chunk-store-lock.ts';
 
 /**
  * Image blobs a database row named (the collector's, the sweep's, a finalize or re-encode that lost its

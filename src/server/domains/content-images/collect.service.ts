@@ -74,7 +74,7 @@ const sweepGraceMs = 60 * 60_000;
 export type ContentImageStorageSweep = { orphans: number; parts: number; stale: number };
 
 /**
- * Part of the storage sweep (storage-sweep.job.ts), from storage itself: blobs under content-images/
+ * The content_images_storage_sweep job's work (storage-sweep.job.ts), from storage itself: blobs under content-images/
  * of images without a row (a collection or project delete that died before removing them, an optimise
  * run writing after a collection), upload parts of images past 'uploading' (a finalize that died after
  * its commit), and sizes a ready image does not list. What a ready image lists, and everything of an

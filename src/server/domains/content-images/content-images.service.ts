@@ -1,7 +1,6 @@
 import { and, count, eq } from 'drizzle-orm';
 import {
   contentImagePath,
-  contentImageWidths,
   createContentImageInput,
   finalizeContentImageInput,
   maxContentImagePixels,
@@ -17,10 +16,11 @@ import { contentImages } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { hashToken } from '../../crypto/index.ts';
+import { streamParts } from '../../part-uploads/part-stream.ts';
+import { parsePartQuery } from '../../part-uploads/part-query.ts';
+import { newUploadToken, verifyUploadToken } from '../../part-uploads/upload-token.ts';
+import { verifyingStream } from '../../part-uploads/verifying-stream.ts';
 import type { Actor } from '../auth/actor.ts';
-import { streamParts } from '../packages/uploads/part-stream.ts';
-import { parsePartQuery, verifyingStream } from '../packages/uploads/parts.service.ts';
-import { newUploadToken, verifyUploadToken } from '../packages/uploads/upload-token.ts';
 import { loadProjectAccess, requireAction, type ProjectAccess } from '../projects/access.ts';
 import { contentImageOriginalKey, contentImagePartKey, contentImagePrefix, contentImageSizeKey } from './content-image-keys.ts';
 import { withImageBlobDeleteLock } from './blob-delete-lock.ts';
@@ -33,16 +33,16 @@ const notFoundImage = () => notFound('content image');
 const expiredToken = 'The upload token expired: create the image again';
 
 /** Part PUTs go to `{appUrl}/api/uploads/content-images/{id}?token&part=0&hash`: the token authorises them. */
-export function contentImageUploadUrl(appUrl: string, id: string): string {
+function contentImageUploadUrl(appUrl: string, id: string): string {
   return `${appUrl.replace(/\/+$/, '')}/api/uploads/content-images/${id}`;
 }
 
 /** The absolute URL of one size (the app's origin: PUBLIC_URL, else the request's). */
-export function contentImageUrl(appUrl: string, id: string, width: number): string {
+function contentImageUrl(appUrl: string, id: string, width: number): string {
   return `${appUrl.replace(/\/+$/, '')}${contentImagePath(id, width)}`;
 }
 
-export async function findContentImage(db: Executor, id: string, options: { lock?: boolean } = {}): Promise<ContentImageRow | undefined> {
+async function findContentImage(db: Executor, id: string, options: { lock?: boolean } = {}): Promise<ContentImageRow | undefined> {
   const query = db.select().from(contentImages).where(eq(contentImages.id, id));
   const [row] = options.lock ? await query.for('update') : await query;
   return row;
@@ -121,10 +121,10 @@ function refusedAlready(row: ContentImageRow): AppError {
 }
 
 /**
- * PUT /api/uploads/content-images/{id}?token&part=0&hash: the packages' part protocol (same query,
- * token rule, streaming SHA-1 check and part descriptor reply) for the image's only part. A body longer
- * than the declared size, or whose SHA-1 differs, stores nothing (bad_param); an image past 'uploading'
- * is already_finalized. Sending part 0 again replaces it.
+ * PUT /api/uploads/content-images/{id}?token&part=0&hash: the part protocol packages use too
+ * (part-uploads/: same query, token rule, streaming SHA-1 check and part descriptor reply) for the
+ * image's only part. A body longer than the declared size, or whose SHA-1 differs, stores nothing
+ * (bad_param); an image past 'uploading' is already_finalized. Sending part 0 again replaces it.
  */
 export async function uploadContentImagePart(deps: Deps, imageId: string, rawQuery: unknown, body: ReadableStream<Uint8Array> | null): Promise<PartDescriptor> {
   const query = parsePartQuery(rawQuery);

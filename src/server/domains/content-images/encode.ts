@@ -38,7 +38,7 @@ export type UploadFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif';
 
 const notAnImage = 'The file is not an image this server takes: send a JPEG, PNG, WebP, AVIF or GIF image';
 
-export function sniffImageFormat(bytes: Uint8Array): UploadFormat | undefined {
+function sniffImageFormat(bytes: Uint8Array): UploadFormat | undefined {
   const ascii = (start: number, end: number) => String.fromCharCode(...bytes.subarray(start, end));
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
   if (bytes.length >= 8 && ascii(0, 8) === '\x89PNG\r\n\x1a\n') return 'png';

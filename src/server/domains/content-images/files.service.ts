@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import { contentImageSizeKey } from './content-image-keys.ts';
 
-export const contentImageMediaTypes: Record<ContentImageFormat, string> = { avif: 'image/avif', webp: 'image/webp', jpeg: 'image/jpeg' };
+const contentImageMediaTypes: Record<ContentImageFormat, string> = { avif: 'image/avif', webp: 'image/webp', jpeg: 'image/jpeg' };
 
 /** Media types the Accept header names explicitly with q > 0 (a wildcard promises no AVIF or WebP decoder). */
 function acceptedTypes(accept: string | null): Set<string> {
@@ -24,7 +24,7 @@ function acceptedTypes(accept: string | null): Set<string> {
  * The encoding to send: the smallest of the formats the browser names in Accept (image/avif,
  * image/webp) and JPEG, which every browser decodes and is sent whatever Accept says.
  */
-export function chooseContentImageFormat(accept: string | null, made: ContentImageVariants[string] | undefined): ContentImageFormat | undefined {
+function chooseContentImageFormat(accept: string | null, made: ContentImageVariants[string] | undefined): ContentImageFormat | undefined {
   const accepted = acceptedTypes(accept);
   let best: ContentImageFormat | undefined;
   for (const format of contentImageFormats) {

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt } from 'drizzle-orm';
-import { contentImageWidths, type OptimizeContentImagesOutput } from '../../../shared/schemas/content-images.ts';
+import type { OptimizeContentImagesOutput } from '../../../shared/schemas/content-images.ts';
 import { contentImages } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import type { JobContext } from '../../jobs/define-job.ts';
@@ -20,7 +20,7 @@ type ReadyImage = { id: string; widths: number[] };
  * Each size is replaced in place: a blob write is atomic, so a reader gets the old or the new bytes,
  * both valid at the same URL. An image collected meanwhile has the blobs written here removed again.
  */
-export async function reencodeContentImage(deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'>, image: ReadyImage): Promise<void> {
+async function reencodeContentImage(deps: Pick<Deps, 'db' | 'storage' | 'config' | 'log'>, image: ReadyImage): Promise<void> {
   const { queue, worker } = imageWorkOf(deps);
   await queue.run({
     key: `reencode:${image.id}`,

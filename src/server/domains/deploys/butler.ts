@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { AppError } from '../../errors.ts';
+import { AppError, refusal } from '../../errors.ts';
 
 /**
  * Running itch.io's `butler` (https://itch.io/docs/butler/) for a deploy: `butler push DIR
@@ -27,7 +27,7 @@ export const butlerMissingMessage =
   "butler, itch.io's upload tool, is not installed on this server, so nothing can be deployed to itch.io: the server's administrator installs it (see the deploy documentation) or sets BUTLER_PATH.";
 
 export function butlerMissing(): AppError {
-  return new AppError('not_supported', butlerMissingMessage, { reason: 'butler_missing' });
+  return refusal('not_supported', butlerMissingMessage, 'butler_missing');
 }
 
 /**
@@ -35,7 +35,7 @@ export function butlerMissing(): AppError {
  * not an IP address with `api.` (mansion/authenticate.go addApiSubdomain), so that prefix is taken off
  * here; an IP address is used as given.
  */
-export function butlerAddress(itchApiUrl: string): string | undefined {
+function butlerAddress(itchApiUrl: string): string | undefined {
   const url = new URL(itchApiUrl);
   if (url.protocol === 'https:' && url.host === 'api.itch.io') return undefined;
   if (url.hostname.startsWith('api.')) url.hostname = url.hostname.slice(4);
@@ -79,7 +79,7 @@ type ButlerLine = {
 };
 
 /** The argv of a push (tests assert that the key is never in it). */
-export function butlerPushArgs(push: Pick<ButlerPush, 'butler' | 'dir' | 'target' | 'channel' | 'userVersion' | 'itchApiUrl'>): string[] {
+function butlerPushArgs(push: Pick<ButlerPush, 'butler' | 'dir' | 'target' | 'channel' | 'userVersion' | 'itchApiUrl'>): string[] {
   const address = butlerAddress(push.itchApiUrl);
   return [
     ...(setpriv ? [setpriv, '--pdeathsig=KILL', '--'] : []),

@@ -19,7 +19,7 @@ function jobFolderOf(deps: Pick<Deps, 'config'>, jobId: string): string {
   return join(deps.config.deploys.workDir, jobId);
 }
 
-export function deployFolderOf(deps: Pick<Deps, 'config'>, jobId: string, attempt: number): string {
+function deployFolderOf(deps: Pick<Deps, 'config'>, jobId: string, attempt: number): string {
   if (!Number.isSafeInteger(attempt) || attempt < 0) throw new Error(`not an attempt: ${attempt}`);
   return join(jobFolderOf(deps, jobId), String(attempt));
 }

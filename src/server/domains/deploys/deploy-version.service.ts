@@ -12,7 +12,7 @@ import { packageTitle } from '../../../shared/packages/package-name.ts';
 import type { Executor } from '../../db/client.ts';
 import { deploySites, jobs, packages, users, versionPackages, versions } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, notFound, refusal } from '../../errors.ts';
 import type { Job } from '../../jobs/queue.ts';
 import type { Actor } from '../auth/actor.ts';
 import { issueJobToken } from '../job-status/job-tokens.ts';
@@ -81,9 +81,9 @@ export async function deployVersion(deps: Deps, actor: Actor, projectId: string,
     const access = await loadProjectAccess({ db: tx }, actor, projectId);
     requireAction(access, 'deployVersionToSite');
     const version = await findVersion(tx, projectId, versionId);
-    if (input.packages.length === 0) throw new AppError('bad_param', noPackagesToDeployMessage, { field: 'packages' });
+    if (input.packages.length === 0) throw refusal('bad_param', noPackagesToDeployMessage, 'no_packages', { field: 'packages' });
     const shared = findSharedChannel(input.packages);
-    if (shared) throw new AppError('bad_param', sharedChannelMessage(shared.count, shared.channel), { field: 'packages', channel: shared.channel });
+    if (shared) throw refusal('bad_param', sharedChannelMessage(shared.count, shared.channel), 'shared_channel', { field: 'packages', channel: shared.channel, count: shared.count });
     // The site's row lock serialises deploys to it, so the unfinished-deploy check below holds.
     const [site] = await tx
       .select()
@@ -117,7 +117,7 @@ export async function deployVersion(deps: Deps, actor: Actor, projectId: string,
         continue;
       }
       if (running.length > 0) {
-        throw new AppError('name_conflict', `Another package is still being deployed to channel ${entry.channel} of ${site.site}: wait until it finishes`, {
+        throw refusal('name_conflict', `Another package is still being deployed to channel ${entry.channel} of ${site.site}: wait until it finishes`, 'channel_busy', {
           field: 'packages',
           channel: entry.channel,
         });

@@ -12,7 +12,7 @@ import type { Executor } from '../../db/client.ts';
 import { newId } from '../../db/ids.ts';
 import { deployCredentials, deploySites, projects, users } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, notFound, refusal } from '../../errors.ts';
 import { requireUser, type Actor } from '../auth/actor.ts';
 import { loadProjectAccess, requireAction, requireMember } from '../projects/access.ts';
 import { butlerMissingMessage, findButler } from './butler.ts';
@@ -23,10 +23,11 @@ const maxCredentialsPerUser = 100;
 const maxSitesPerProject = 100;
 
 export const steamNotSupported = () =>
-  new AppError(
+  refusal(
     'not_supported',
     'Steam deploy credentials are not supported: Steam uploads builds through SteamPipe with a builder account and Steam Guard, which this server cannot sign in to. Deploy to itch.io, or upload to Steam with steamcmd.',
-    { provider: 'steam', reason: 'steam_not_supported' },
+    'steam_not_supported',
+    { provider: 'steam' },
   );
 
 type CredentialRow = typeof deployCredentials.$inferSelect;

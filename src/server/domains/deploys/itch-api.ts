@@ -1,10 +1,12 @@
 import type { AvailableSite } from '../../../shared/schemas/deploy.ts';
-import { AppError } from '../../errors.ts';
-import { endpoint, parseJsonWithExactIds, providerFetcher } from '../auth/external/provider-http.ts';
+import { refusal } from '../../errors.ts';
+import { boundedFetch, OutboundUnavailable } from '../../outbound/bounded-fetch.ts';
+import { endpoint } from '../../outbound/endpoint.ts';
+import { parseJsonWithExactIds } from '../../outbound/json-exact-ids.ts';
 
 /**
  * itch.io's server-side API as deploy keys use it (ITCH_API_URL): `Authorization: Bearer KEY`. Calls time
- * out after 10 s, follow no redirects and read at most 1 MiB (provider-http.ts). Nothing here logs, and no
+ * out after 10 s, follow no redirects and read at most 1 MiB (outbound/bounded-fetch.ts). Nothing here logs, and no
  * error carries the key or itch.io's answer body.
  */
 
@@ -20,29 +22,29 @@ const pushingSources = new Set(['web', 'wharf']);
 const neededScopes = ['profile:games', 'wharf'];
 const scopePermits = (granted: string[], needed: string) => granted.some((scope) => needed === scope || needed.startsWith(`${scope}:`));
 
-export const itchKeyRefused = () =>
-  new AppError('bad_param', `itch.io refused this key: copy it again from ${keysPage}`, { field: 'key', reason: 'key_refused' });
+const itchKeyRefused = () =>
+  refusal('bad_param', `itch.io refused this key: copy it again from ${keysPage}`, 'key_refused', { field: 'key' });
 
-export const itchKeyCannotPush = () =>
-  new AppError(
+const itchKeyCannotPush = () =>
+  refusal(
     'bad_param',
     `This itch.io key cannot push builds (a key made by signing in with itch.io only reads the profile): create an API key at ${keysPage} and use that one`,
-    { field: 'key', reason: 'key_cannot_push' },
+    'key_cannot_push',
+    { field: 'key' },
   );
 
-const itchUnavailable = () => new AppError('timeout', 'itch.io did not answer: try again later', { provider: 'itch', reason: 'provider_unavailable' });
-const itchUnexpected = () => new AppError('unexpected_error', 'itch.io answered in a way this server does not understand: try again later', { provider: 'itch', reason: 'provider_answer' });
+const itchUnavailable = () => refusal('timeout', 'itch.io did not answer: try again later', 'provider_unavailable', { provider: 'itch' });
+const itchUnexpected = () => refusal('unexpected_error', 'itch.io answered in a way this server does not understand: try again later', 'provider_answer', { provider: 'itch' });
 
 type ItchAnswer = { status: number; json: Record<string, unknown> | undefined };
 
 async function callItch(apiUrl: string, path: string, key: string): Promise<ItchAnswer> {
-  const fetcher = providerFetcher('itch');
   let response: Response;
   try {
-    response = await fetcher(endpoint(apiUrl, path), { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
+    response = await boundedFetch(endpoint(apiUrl, path), { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
   } catch (error) {
-    // providerFetcher's own refusals (timeout, unreachable, too large) carry neither key nor body.
-    if (error instanceof AppError) throw itchUnavailable();
+    // No answer (timeout, unreachable) is itch.io's unavailability; an answer too large is not understood.
+    if (error instanceof OutboundUnavailable) throw itchUnavailable();
     throw itchUnexpected();
   }
   if (response.status >= 500) throw itchUnavailable();

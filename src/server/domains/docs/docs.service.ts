@@ -13,12 +13,12 @@ export type DocsPage = {
   available: string[];
 };
 
-export const fallbackDocsLang = 'en';
+const fallbackDocsLang = 'en';
 /** BCP 47-ish tags as used by the locales (en, pt-BR, zh-Hans); nothing that can name another folder. */
 const langPattern = /^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,2}$/;
 /** Page names: lower-case words with '-' or '_'; no dots or slashes, so no traversal and no hidden files. */
 const pagePattern = /^[a-z0-9][a-z0-9_-]{0,63}$/;
-export const indexPage = 'index';
+const indexPage = 'index';
 
 /** Where pages come from: a folder on disk, or the copy embedded in the compiled binary. */
 export type DocsLibrary = {
@@ -41,7 +41,7 @@ export function defaultDocsLibrary(): DocsLibrary {
   return docsFolder(existsSync(besideSource) ? besideSource : resolve(process.cwd(), 'docs'));
 }
 
-export function docsFolder(root: string): DocsLibrary {
+function docsFolder(root: string): DocsLibrary {
   return { languagesOf: (page) => languagesOf(root, page), read: (lang, page) => readFile(pagePath(root, lang, page), 'utf8') };
 }
 

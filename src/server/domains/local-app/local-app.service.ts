@@ -26,7 +26,7 @@ export function localAppFileName(platform: LocalAppPlatform): string {
   return `cartridge-helper-${platform}${platform.startsWith('windows-') ? '.exe' : ''}`;
 }
 
-export function isLocalAppPlatform(value: string): value is LocalAppPlatform {
+function isLocalAppPlatform(value: string): value is LocalAppPlatform {
   return (localAppPlatforms as readonly string[]).includes(value);
 }
 
@@ -40,15 +40,15 @@ export function hostLocalAppPlatform(platform: string = process.platform, arch: 
 export type LocalAppBuilder = (platform: LocalAppPlatform, dir: string) => Promise<void>;
 
 const sourceRoot = resolve(import.meta.dir, '..', '..', '..', '..');
-export const buildHelperScript = join(sourceRoot, 'src', 'tools', 'build-helper.ts');
+const buildHelperScript = join(sourceRoot, 'src', 'tools', 'build-helper.ts');
 const buildTimeoutMs = 5 * 60_000;
-export const failedBuildRetryMs = 60_000;
+const failedBuildRetryMs = 60_000;
 
 /**
  * `bun src/tools/build-helper.ts --outdir <dir>` in the source tree: it builds the host's platform (the
  * only one built on demand) and moves the file into place when whole.
  */
-export const spawnHelperBuild: LocalAppBuilder = async (platform, dir) => {
+const spawnHelperBuild: LocalAppBuilder = async (platform, dir) => {
   if (!existsSync(buildHelperScript)) throw new Error('src/tools/build-helper.ts is missing');
   if (platform !== hostLocalAppPlatform()) throw new Error(`only ${hostLocalAppPlatform() ?? 'the host platform'} is built on demand`);
   const child = Bun.spawn([process.execPath, buildHelperScript, '--outdir', dir], {

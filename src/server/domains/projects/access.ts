@@ -24,7 +24,7 @@ const adminActions: readonly ProjectAction[] = [
   'patchProject',
 ];
 
-export const actionsOfRole: Record<ProjectRole, readonly ProjectAction[]> = {
+const actionsOfRole: Record<ProjectRole, readonly ProjectAction[]> = {
   tester: testerActions,
   developer: developerActions,
   admin: adminActions,
@@ -40,7 +40,7 @@ export function possibleActions(role: ProjectRole | undefined, isOwner: boolean)
   return projectActionNames.filter((action) => allowed.includes(action));
 }
 
-export type ProjectRow = {
+type ProjectRow = {
   id: string;
   title: string;
   isPublic: boolean;

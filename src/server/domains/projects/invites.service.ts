@@ -3,7 +3,7 @@ import { createInviteInput, type CreatedInvite, type Invite, type InviteView, ty
 import { invites, projects, projectUsers } from '../../db/schema/index.ts';
 import { newId } from '../../db/ids.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { AppError, notFound, refusal } from '../../errors.ts';
 import { requireUser, type Actor } from '../auth/actor.ts';
 import { generateToken, hashToken } from '../../crypto/index.ts';
 import { loadProjectAccess, requireAction } from './access.ts';
@@ -69,7 +69,7 @@ export async function deleteInvite(deps: Deps, actor: Actor, projectId: string, 
   if (deleted.length === 0) throw notFound('invite');
 }
 
-const noSeatsLeft = () => new AppError('not_found', 'This invite has no seats left', { reason: 'used_up' });
+const noSeatsLeft = () => refusal('not_found', 'This invite has no seats left', 'used_up');
 
 /**
  * The live invite of a token, or the reason it cannot be used. Unknown, expired and used-up invites are
@@ -83,7 +83,7 @@ async function getUsableInvite(deps: Deps, token: string) {
     .innerJoin(projects, eq(projects.id, invites.projectId))
     .where(eq(invites.tokenHash, hashToken(token)));
   if (!row) throw notFound('invite');
-  if (row.invite.expiresAt && row.invite.expiresAt.getTime() <= Date.now()) throw new AppError('not_found', 'This invite has expired', { reason: 'expired' });
+  if (row.invite.expiresAt && row.invite.expiresAt.getTime() <= Date.now()) throw refusal('not_found', 'This invite has expired', 'expired');
   if (row.invite.seats !== null && row.invite.uses >= row.invite.seats) throw noSeatsLeft();
   return row;
 }

@@ -48,7 +48,7 @@ export async function leaveProject(deps: Deps, actor: Actor, projectId: string):
   });
 }
 
-export async function readProjectUsers(db: Executor, projectId: string): Promise<ProjectUser[]> {
+async function readProjectUsers(db: Executor, projectId: string): Promise<ProjectUser[]> {
   const rows = await db
     .select({ id: users.id, title: users.title, role: projectUsers.role, isOwner: projectUsers.isOwner, pending: projectUsers.pending })
     .from(projectUsers)

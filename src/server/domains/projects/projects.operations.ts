@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { routes } from '../../../shared/api/routes.ts';
 import { okReplySchema } from '../../../shared/api/replies.ts';
-import { projectMediaSchema, putProjectMediaInput } from '../../../shared/schemas/project-media.ts';
 import {
   createProjectInput,
   descriptionSchema,
@@ -13,7 +12,6 @@ import {
   starSchema,
 } from '../../../shared/schemas/projects.ts';
 import { bindOperations } from '../../operations/binding.ts';
-import { getProjectMedia, putProjectMedia } from './media.service.ts';
 import { leaveProject, listProjectUsers, setProjectUser } from './members.service.ts';
 import {
   createProject,
@@ -65,22 +63,6 @@ export const projectOperations = bindOperations('Projects', routes.projects, {
 export const descriptionOperations = bindOperations('Projects', routes.projects.description, {
   get: { reply: descriptionSchema, summary: "The project's description", errors: reads, run: ({ deps, actor, params }) => getDescription(deps, actor, params.project) },
   put: { body: descriptionSchema, reply: descriptionSchema, summary: "Replace the project's description", errors: writes, run: ({ deps, actor, params, body }) => putDescription(deps, actor, params.project, body) },
-});
-
-export const mediaOperations = bindOperations('Projects', routes.projects.media, {
-  get: {
-    reply: projectMediaSchema,
-    summary: "The project's cover and screenshots for its store page (url: each image's largest size)",
-    errors: reads,
-    run: ({ deps, actor, params, appUrl }) => getProjectMedia(deps, actor, params.project, appUrl),
-  },
-  put: {
-    body: putProjectMediaInput,
-    reply: projectMediaSchema,
-    summary: 'Set the cover and screenshots (finalized content images of the project, screenshots in order; patchProject)',
-    errors: [...writes, 'not_finalized'],
-    run: ({ deps, actor, params, body, appUrl }) => putProjectMedia(deps, actor, params.project, body, appUrl),
-  },
 });
 
 export const starOperations = bindOperations('Projects', routes.projects.star, {

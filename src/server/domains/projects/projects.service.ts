@@ -21,7 +21,7 @@ import { readProjectQuotas } from './project-quotas.ts';
 import { enqueueRetention } from './retention.job.ts';
 import { loadProjectAccess, membershipOf, possibleActions, projectWithMembershipColumns, requireAction, type ProjectAccess } from './access.ts';
 
-export function describeProject(access: ProjectAccess): Project {
+function describeProject(access: ProjectAccess): Project {
   return {
     id: access.project.id,
     title: access.project.title,

@@ -47,13 +47,13 @@ export function effectiveRetention(branch: BranchOverrides, projectQuotas: Quota
   };
 }
 
-export type Publish = { id: string; versionId: string; publishedAt: Date };
+type Publish = { id: string; versionId: string; publishedAt: Date };
 
 /**
  * The publish rows of one branch to delete, given its history newest first (by published_at, id).
  * Pure, so the rule reads in one place.
  */
-export function planBranchRetention(history: readonly Publish[], retention: BranchRetention, now: Date): string[] {
+function planBranchRetention(history: readonly Publish[], retention: BranchRetention, now: Date): string[] {
   const keep = new Set<string>();
   const seen = new Set<string>();
   let rank = 0;

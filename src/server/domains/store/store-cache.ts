@@ -36,7 +36,7 @@ import { AppError } from '../../errors.ts';
  * at once, and see another process's change when its notification arrives (milliseconds). PGlite has
  * one process: no wait.
  */
-export const storeChangedChannel = 'store_changed';
+const storeChangedChannel = 'store_changed';
 
 type Entry<T> = { value: T; json: string; storedAt: number };
 
@@ -185,7 +185,7 @@ export function storeCacheOf<T>(database: DatabaseHandle, options: { maxAgeMs: n
   };
 }
 
-export type StoreListLoaders<T> = {
+type StoreListLoaders<T> = {
   /** Every item of the list, by project id. */
   all(): Promise<Map<string, T>>;
   /** The current items of these projects (absent: the project is not in the list any more). */

@@ -5,7 +5,7 @@ import { storeIndexQuery, type StoreIndexItem, type StoreIndexPage } from '../..
 import { branches, branchVersions, contentImages, packages, projectMedia, projects, projectUsers, users, versionPackages } from '../../db/schema/index.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
-import { describeMediaImage, mediaImageColumns } from '../projects/media.service.ts';
+import { describeMediaImage, mediaImageColumns } from '../content-images/project-media.service.ts';
 import { storeListOf, type StoreListView, type StoreReader } from './store-cache.ts';
 
 /**
@@ -33,7 +33,7 @@ const indexListName = 'store-index';
 const spelledOut: Record<string, string> = { ø: 'o', đ: 'd', ð: 'd', ħ: 'h', ı: 'i', ł: 'l', œ: 'oe', æ: 'ae', þ: 'th', ŧ: 't', ß: 'ss' };
 
 /** Case- and accent-insensitive form of a title or query: 'Ærø Straße' → 'aero strasse'. */
-export function foldForSearch(text: string): string {
+function foldForSearch(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')
@@ -61,7 +61,7 @@ function queryWords(query: string | undefined): string[] {
 const collators = new Map<string, Intl.Collator>();
 
 /** The collation locale of `lang` (Intl's resolved locale), 'en' for anything Intl does not know. */
-export function collationLocale(lang: string | undefined): string {
+function collationLocale(lang: string | undefined): string {
   if (!lang) return 'en';
   try {
     const [supported] = Intl.Collator.supportedLocalesOf([lang]);

@@ -1,10 +1,10 @@
-import { home_description } from '../../../client/paraglide/messages/home_description.js';
-import { home_title } from '../../../client/paraglide/messages/home_title.js';
-import { play_page_title } from '../../../client/paraglide/messages/play_page_title.js';
-import { store_cover_alt } from '../../../client/paraglide/messages/store_cover_alt.js';
-import { store_index_intro } from '../../../client/paraglide/messages/store_index_intro.js';
-import { store_meta_fallback_description } from '../../../client/paraglide/messages/store_meta_fallback_description.js';
-import { store_title } from '../../../client/paraglide/messages/store_title.js';
+import { home_description } from '../../../shared/i18n/paraglide/messages/home_description.js';
+import { home_title } from '../../../shared/i18n/paraglide/messages/home_title.js';
+import { play_page_title } from '../../../shared/i18n/paraglide/messages/play_page_title.js';
+import { store_cover_alt } from '../../../shared/i18n/paraglide/messages/store_cover_alt.js';
+import { store_index_intro } from '../../../shared/i18n/paraglide/messages/store_index_intro.js';
+import { store_meta_fallback_description } from '../../../shared/i18n/paraglide/messages/store_meta_fallback_description.js';
+import { store_title } from '../../../shared/i18n/paraglide/messages/store_title.js';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
 import { simplePageMeta, type PageMetaContext } from '../../../shared/store/page-meta.ts';
 import { storePlayMeta, storeProjectMeta, type StoreMetaTexts } from '../../../shared/store/store-meta.ts';

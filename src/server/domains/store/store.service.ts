@@ -6,7 +6,7 @@ import { branches, branchVersions, credentials, packages, projects, projectUsers
 import type { Deps } from '../../deps.ts';
 import { notFound } from '../../errors.ts';
 import { summarizePackage } from '../packages/records/describe-package.ts';
-import { readProjectMedia } from '../projects/media.service.ts';
+import { readProjectMedia } from '../content-images/project-media.service.ts';
 import { storeCacheOf, type StoreReader } from './store-cache.ts';
 import { newestStoreIndexUpdate } from './store-index.service.ts';
 

@@ -3,7 +3,7 @@ import { addPasswordInput, credentialQuery, finishTokenQuery, patchCredentialInp
 import { credentials, users } from '../../db/schema/index.ts';
 import type { Executor } from '../../db/client.ts';
 import type { Deps } from '../../deps.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { notFound, refusal } from '../../errors.ts';
 import { requireBrowserSession, requireUser, type Actor } from '../auth/actor.ts';
 import { insertPasswordCredential } from '../auth/auth.service.ts';
 import { insertExternalCredential, linkedToAnotherUser, ownerOf, refreshCredential } from '../auth/external/external-auth.service.ts';
@@ -45,7 +45,7 @@ export async function linkCredential(deps: Deps, actor: Actor, rawQuery: unknown
     const flow = await lockFinishFlow(tx, query.token);
     if (!flow || flow.intent !== 'link') throw flowTokenRefused();
     if (flow.userId !== user.userId) {
-      throw new AppError('insufficient_privileges', 'This link was started by another user', { reason: 'started_by_another_user' });
+      throw refusal('insufficient_privileges', 'This link was started by another user', 'started_by_another_user');
     }
     const ownerId = await ownerOf(tx, flow.identity);
     if (ownerId && ownerId !== user.userId) throw linkedToAnotherUser(flow.identity.provider);
@@ -71,7 +71,7 @@ export async function unlinkCredential(deps: Deps, actor: Actor, rawQuery: unkno
     if (!row) throw notFound('credential');
     const ways = (await tx.select({ provider: credentials.provider }).from(credentials).where(eq(credentials.userId, user.userId))).filter((way) => signsIn(way.provider));
     if (signsIn(query.provider) && ways.length <= 1) {
-      throw new AppError('insufficient_privileges', 'This is your only way to sign in: add another one before removing it', { reason: 'last_sign_in_method' });
+      throw refusal('insufficient_privileges', 'This is your only way to sign in: add another one before removing it', 'last_sign_in_method');
     }
     await tx.delete(credentials).where(eq(credentials.id, row.id));
   });
@@ -108,7 +108,7 @@ export async function addPassword(deps: Deps, actor: Actor, rawBody: unknown): P
       .from(credentials)
       .where(and(eq(credentials.userId, user.userId), eq(credentials.provider, 'password')));
     if (existing) {
-      throw new AppError('name_conflict', `You already sign in with a password (as ${existing.name})`, { reason: 'password_exists' });
+      throw refusal('name_conflict', `You already sign in with a password (as ${existing.name})`, 'password_exists');
     }
     return describeCredential(await insertPasswordCredential(tx, user.userId, input.name, secretHash));
   });

@@ -1,5 +1,5 @@
-import { branch_history_empty } from '../../../paraglide/messages/branch_history_empty.js';
-import { branch_history_heading } from '../../../paraglide/messages/branch_history_heading.js';
+import { branch_history_empty } from '../../../../shared/i18n/paraglide/messages/branch_history_empty.js';
+import { branch_history_heading } from '../../../../shared/i18n/paraglide/messages/branch_history_heading.js';
 import { trpc } from '../../../lib/trpc.ts';
 import { versionHref } from '../links.ts';
 import { publishPageSize, usePublishCursors } from './paging.ts';

@@ -1,9 +1,9 @@
 import { Link } from 'wouter';
-import { branch_current_version } from '../../../paraglide/messages/branch_current_version.js';
-import { branch_no_version } from '../../../paraglide/messages/branch_no_version.js';
-import { branch_private } from '../../../paraglide/messages/branch_private.js';
-import { branch_public } from '../../../paraglide/messages/branch_public.js';
-import { branch_published } from '../../../paraglide/messages/branch_published.js';
+import { branch_current_version } from '../../../../shared/i18n/paraglide/messages/branch_current_version.js';
+import { branch_no_version } from '../../../../shared/i18n/paraglide/messages/branch_no_version.js';
+import { branch_private } from '../../../../shared/i18n/paraglide/messages/branch_private.js';
+import { branch_public } from '../../../../shared/i18n/paraglide/messages/branch_public.js';
+import { branch_published } from '../../../../shared/i18n/paraglide/messages/branch_published.js';
 import { useLanguage } from '../../../lib/i18n/index.ts';
 import type { Branch } from '../../../../shared/schemas/branches.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';

@@ -1,8 +1,8 @@
 import { useId, type ReactNode } from 'react';
 import { Link } from 'wouter';
-import { branch_current } from '../../../paraglide/messages/branch_current.js';
-import { branch_load_more } from '../../../paraglide/messages/branch_load_more.js';
-import { branch_published } from '../../../paraglide/messages/branch_published.js';
+import { branch_current } from '../../../../shared/i18n/paraglide/messages/branch_current.js';
+import { branch_load_more } from '../../../../shared/i18n/paraglide/messages/branch_load_more.js';
+import { branch_published } from '../../../../shared/i18n/paraglide/messages/branch_published.js';
 import { EmptyState, ErrorState, LoadingState, type EmptyIcon } from '../../../components/states.tsx';
 import { useLanguage } from '../../../lib/i18n/index.ts';
 import { formatDateTime } from '../../../../shared/format/date.ts';

@@ -1,7 +1,7 @@
 import type { BranchRetention } from '../../../../shared/schemas/branches.ts';
 
 /** The one place where the form's days meet the API's seconds (spec §3 keeps times in seconds). */
-export const secondsPerDay = 86_400;
+const secondsPerDay = 86_400;
 export const maxRetentionDays = 36_500;
 export const maxRetentionCount = 1_000_000;
 

@@ -1,26 +1,26 @@
 import { useState, type FormEvent } from 'react';
-import { dialog_cancel } from '../../../paraglide/messages/dialog_cancel.js';
-import { dialog_error_message } from '../../../paraglide/messages/dialog_error_message.js';
-import { dialog_required } from '../../../paraglide/messages/dialog_required.js';
-import { project_new_create } from '../../../paraglide/messages/project_new_create.js';
-import { project_new_label } from '../../../paraglide/messages/project_new_label.js';
-import { project_new_title } from '../../../paraglide/messages/project_new_title.js';
-import { project_new_too_long } from '../../../paraglide/messages/project_new_too_long.js';
+import { dialog_error_message } from '../../../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { dialog_required } from '../../../../shared/i18n/paraglide/messages/dialog_required.js';
+import { project_new_create } from '../../../../shared/i18n/paraglide/messages/project_new_create.js';
+import { project_new_label } from '../../../../shared/i18n/paraglide/messages/project_new_label.js';
+import { project_new_title } from '../../../../shared/i18n/paraglide/messages/project_new_title.js';
+import { project_new_too_long } from '../../../../shared/i18n/paraglide/messages/project_new_too_long.js';
 import { FormField } from '../../../components/form-field.tsx';
 import { Modal } from '../../../dialogs/modal.tsx';
+import { DialogFooter } from '../../../dialogs/dialog-footer.tsx';
 import { errorText, toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { dialog_cancel, dialog_error_message, dialog_required, project_new_create, project_new_label, project_new_title, project_new_too_long };
+const m = { dialog_error_message, dialog_required, project_new_create, project_new_label, project_new_title, project_new_too_long };
 
 /** projectTitleSchema's limit. */
 const titleMaxLength = 100;
 
 /** The refusal for a title, or undefined when the server will accept it. */
-export function titleProblem(title: string): string | undefined {
+function titleProblem(title: string): string | undefined {
   const trimmed = title.trim();
   if (trimmed === '') return m.dialog_required();
   if (trimmed.length > titleMaxLength) return m.project_new_too_long({ max: String(titleMaxLength) });
@@ -71,14 +71,7 @@ export function NewProjectDialog({ onClose }: { onClose: (project: Project | nul
             />
           )}
         </FormField>
-        <div className="dialog_actions">
-          <button type="button" className="button" onClick={() => onClose(null)} disabled={create.isPending}>
-            {m.dialog_cancel()}
-          </button>
-          <button type="submit" className="button button_primary" disabled={create.isPending}>
-            {m.project_new_create()}
-          </button>
-        </div>
+        <DialogFooter onCancel={() => onClose(null)} cancelDisabled={create.isPending} submit={{ label: m.project_new_create(), disabled: create.isPending }} />
       </form>
     </Modal>
   );

@@ -1,10 +1,10 @@
 import { useEffect } from 'react';
 import { Link, useLocation } from 'wouter';
-import { projects_list_empty } from '../../../paraglide/messages/projects_list_empty.js';
-import { projects_list_new } from '../../../paraglide/messages/projects_list_new.js';
-import { projects_list_public } from '../../../paraglide/messages/projects_list_public.js';
-import { projects_list_role_label } from '../../../paraglide/messages/projects_list_role_label.js';
-import { projects_title } from '../../../paraglide/messages/projects_title.js';
+import { projects_list_empty } from '../../../../shared/i18n/paraglide/messages/projects_list_empty.js';
+import { projects_list_new } from '../../../../shared/i18n/paraglide/messages/projects_list_new.js';
+import { projects_list_public } from '../../../../shared/i18n/paraglide/messages/projects_list_public.js';
+import { projects_list_role_label } from '../../../../shared/i18n/paraglide/messages/projects_list_role_label.js';
+import { projects_title } from '../../../../shared/i18n/paraglide/messages/projects_title.js';
 import { homeCrumb, Page } from '../../../components/page.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/states.tsx';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';

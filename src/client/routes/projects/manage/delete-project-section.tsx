@@ -1,10 +1,10 @@
 import { useLocation } from 'wouter';
-import { manage_delete_button } from '../../../paraglide/messages/manage_delete_button.js';
-import { manage_delete_heading } from '../../../paraglide/messages/manage_delete_heading.js';
-import { manage_delete_label } from '../../../paraglide/messages/manage_delete_label.js';
-import { manage_delete_mismatch } from '../../../paraglide/messages/manage_delete_mismatch.js';
-import { manage_delete_text } from '../../../paraglide/messages/manage_delete_text.js';
-import { manage_delete_title } from '../../../paraglide/messages/manage_delete_title.js';
+import { manage_delete_button } from '../../../../shared/i18n/paraglide/messages/manage_delete_button.js';
+import { manage_delete_heading } from '../../../../shared/i18n/paraglide/messages/manage_delete_heading.js';
+import { manage_delete_label } from '../../../../shared/i18n/paraglide/messages/manage_delete_label.js';
+import { manage_delete_mismatch } from '../../../../shared/i18n/paraglide/messages/manage_delete_mismatch.js';
+import { manage_delete_text } from '../../../../shared/i18n/paraglide/messages/manage_delete_text.js';
+import { manage_delete_title } from '../../../../shared/i18n/paraglide/messages/manage_delete_title.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';

@@ -1,8 +1,8 @@
-import { manage_general_heading } from '../../../paraglide/messages/manage_general_heading.js';
-import { manage_general_intro } from '../../../paraglide/messages/manage_general_intro.js';
-import { manage_rename } from '../../../paraglide/messages/manage_rename.js';
-import { manage_rename_label } from '../../../paraglide/messages/manage_rename_label.js';
-import { manage_rename_title } from '../../../paraglide/messages/manage_rename_title.js';
+import { manage_general_heading } from '../../../../shared/i18n/paraglide/messages/manage_general_heading.js';
+import { manage_general_intro } from '../../../../shared/i18n/paraglide/messages/manage_general_intro.js';
+import { manage_rename } from '../../../../shared/i18n/paraglide/messages/manage_rename.js';
+import { manage_rename_label } from '../../../../shared/i18n/paraglide/messages/manage_rename_label.js';
+import { manage_rename_title } from '../../../../shared/i18n/paraglide/messages/manage_rename_title.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';

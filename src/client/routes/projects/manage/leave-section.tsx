@@ -1,8 +1,8 @@
 import { useLocation } from 'wouter';
-import { manage_leave_button } from '../../../paraglide/messages/manage_leave_button.js';
-import { manage_leave_heading } from '../../../paraglide/messages/manage_leave_heading.js';
-import { manage_leave_text } from '../../../paraglide/messages/manage_leave_text.js';
-import { manage_leave_title } from '../../../paraglide/messages/manage_leave_title.js';
+import { manage_leave_button } from '../../../../shared/i18n/paraglide/messages/manage_leave_button.js';
+import { manage_leave_heading } from '../../../../shared/i18n/paraglide/messages/manage_leave_heading.js';
+import { manage_leave_text } from '../../../../shared/i18n/paraglide/messages/manage_leave_text.js';
+import { manage_leave_title } from '../../../../shared/i18n/paraglide/messages/manage_leave_title.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';

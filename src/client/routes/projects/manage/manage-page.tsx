@@ -1,5 +1,5 @@
-import { manage_crumb } from '../../../paraglide/messages/manage_crumb.js';
-import { manage_page_title } from '../../../paraglide/messages/manage_page_title.js';
+import { manage_crumb } from '../../../../shared/i18n/paraglide/messages/manage_crumb.js';
+import { manage_page_title } from '../../../../shared/i18n/paraglide/messages/manage_page_title.js';
 import { trpc } from '../../../lib/trpc.ts';
 import { projectRoleNames, type Project } from '../../../../shared/schemas/projects.ts';
 import type { ViewProps } from '../../routes.ts';

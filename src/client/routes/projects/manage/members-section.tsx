@@ -1,7 +1,7 @@
-import { manage_members_count_one } from '../../../paraglide/messages/manage_members_count_one.js';
-import { manage_members_count_other } from '../../../paraglide/messages/manage_members_count_other.js';
-import { manage_members_heading } from '../../../paraglide/messages/manage_members_heading.js';
-import { manage_members_pending_intro } from '../../../paraglide/messages/manage_members_pending_intro.js';
+import { manage_members_count_one } from '../../../../shared/i18n/paraglide/messages/manage_members_count_one.js';
+import { manage_members_count_other } from '../../../../shared/i18n/paraglide/messages/manage_members_count_other.js';
+import { manage_members_heading } from '../../../../shared/i18n/paraglide/messages/manage_members_heading.js';
+import { manage_members_pending_intro } from '../../../../shared/i18n/paraglide/messages/manage_members_pending_intro.js';
 import { ErrorState, LoadingState } from '../../../components/states.tsx';
 import { trpc } from '../../../lib/trpc.ts';
 import { plural } from '../../../../shared/format/plural.ts';

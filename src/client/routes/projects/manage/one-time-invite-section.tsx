@@ -1,8 +1,8 @@
-import { manage_onetime_create } from '../../../paraglide/messages/manage_onetime_create.js';
-import { manage_onetime_created_text } from '../../../paraglide/messages/manage_onetime_created_text.js';
-import { manage_onetime_created_title } from '../../../paraglide/messages/manage_onetime_created_title.js';
-import { manage_onetime_heading } from '../../../paraglide/messages/manage_onetime_heading.js';
-import { manage_onetime_intro } from '../../../paraglide/messages/manage_onetime_intro.js';
+import { manage_onetime_create } from '../../../../shared/i18n/paraglide/messages/manage_onetime_create.js';
+import { manage_onetime_created_text } from '../../../../shared/i18n/paraglide/messages/manage_onetime_created_text.js';
+import { manage_onetime_created_title } from '../../../../shared/i18n/paraglide/messages/manage_onetime_created_title.js';
+import { manage_onetime_heading } from '../../../../shared/i18n/paraglide/messages/manage_onetime_heading.js';
+import { manage_onetime_intro } from '../../../../shared/i18n/paraglide/messages/manage_onetime_intro.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';

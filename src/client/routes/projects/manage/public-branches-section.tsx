@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { manage_branches_empty } from '../../../paraglide/messages/manage_branches_empty.js';
-import { manage_branches_heading } from '../../../paraglide/messages/manage_branches_heading.js';
-import { manage_branches_intro } from '../../../paraglide/messages/manage_branches_intro.js';
-import { manage_branches_private_note } from '../../../paraglide/messages/manage_branches_private_note.js';
+import { manage_branches_empty } from '../../../../shared/i18n/paraglide/messages/manage_branches_empty.js';
+import { manage_branches_heading } from '../../../../shared/i18n/paraglide/messages/manage_branches_heading.js';
+import { manage_branches_intro } from '../../../../shared/i18n/paraglide/messages/manage_branches_intro.js';
+import { manage_branches_private_note } from '../../../../shared/i18n/paraglide/messages/manage_branches_private_note.js';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/states.tsx';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { trpc } from '../../../lib/trpc.ts';

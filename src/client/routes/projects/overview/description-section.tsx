@@ -1,6 +1,6 @@
-import { project_overview_description } from '../../../paraglide/messages/project_overview_description.js';
-import { project_overview_description_empty } from '../../../paraglide/messages/project_overview_description_empty.js';
-import { project_overview_edit_description } from '../../../paraglide/messages/project_overview_edit_description.js';
+import { project_overview_description } from '../../../../shared/i18n/paraglide/messages/project_overview_description.js';
+import { project_overview_description_empty } from '../../../../shared/i18n/paraglide/messages/project_overview_description_empty.js';
+import { project_overview_edit_description } from '../../../../shared/i18n/paraglide/messages/project_overview_edit_description.js';
 import { MarkdownView } from '../../../components/markdown-view.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/states.tsx';
 import { MarkdownEditorDialog } from '../../../dialogs/markdown-editor-dialog.tsx';

@@ -1,11 +1,11 @@
 import { Link } from 'wouter';
-import { project_overview_private } from '../../../paraglide/messages/project_overview_private.js';
-import { project_overview_public } from '../../../paraglide/messages/project_overview_public.js';
-import { project_overview_role } from '../../../paraglide/messages/project_overview_role.js';
-import { project_overview_settings } from '../../../paraglide/messages/project_overview_settings.js';
-import { project_overview_store_link } from '../../../paraglide/messages/project_overview_store_link.js';
-import { project_overview_visibility } from '../../../paraglide/messages/project_overview_visibility.js';
-import { packages_crumb } from '../../../paraglide/messages/packages_crumb.js';
+import { project_overview_private } from '../../../../shared/i18n/paraglide/messages/project_overview_private.js';
+import { project_overview_public } from '../../../../shared/i18n/paraglide/messages/project_overview_public.js';
+import { project_overview_role } from '../../../../shared/i18n/paraglide/messages/project_overview_role.js';
+import { project_overview_settings } from '../../../../shared/i18n/paraglide/messages/project_overview_settings.js';
+import { project_overview_store_link } from '../../../../shared/i18n/paraglide/messages/project_overview_store_link.js';
+import { project_overview_visibility } from '../../../../shared/i18n/paraglide/messages/project_overview_visibility.js';
+import { packages_crumb } from '../../../../shared/i18n/paraglide/messages/packages_crumb.js';
 import type { Project } from '../../../../shared/schemas/projects.ts';
 import type { ViewProps } from '../../routes.ts';
 import { manageHref, packagesHref, storeHref } from '../links.ts';
@@ -14,7 +14,7 @@ import { roleLabel } from '../role-label.ts';
 import { ProjectsSidebar } from '../sidebars.tsx';
 import { BranchesSection } from './branches-section.tsx';
 import { DescriptionSection } from './description-section.tsx';
-import { MediaSection } from './media-section.tsx';
+import { MediaSection } from './media/media-section.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).

@@ -1,27 +1,27 @@
-import { dialog_error_message } from '../../../paraglide/messages/dialog_error_message.js';
-import { package_cloud_play_reason_agent_error } from '../../../paraglide/messages/package_cloud_play_reason_agent_error.js';
-import { package_cloud_play_reason_bad_offer } from '../../../paraglide/messages/package_cloud_play_reason_bad_offer.js';
-import { package_cloud_play_reason_connection_lost } from '../../../paraglide/messages/package_cloud_play_reason_connection_lost.js';
-import { package_cloud_play_reason_ended } from '../../../paraglide/messages/package_cloud_play_reason_ended.js';
-import { package_cloud_play_reason_game_exited } from '../../../paraglide/messages/package_cloud_play_reason_game_exited.js';
-import { package_cloud_play_reason_idle } from '../../../paraglide/messages/package_cloud_play_reason_idle.js';
-import { package_cloud_play_reason_machine_lost } from '../../../paraglide/messages/package_cloud_play_reason_machine_lost.js';
-import { package_cloud_play_reason_machine_shutdown } from '../../../paraglide/messages/package_cloud_play_reason_machine_shutdown.js';
-import { package_cloud_play_reason_peer_left } from '../../../paraglide/messages/package_cloud_play_reason_peer_left.js';
-import { package_cloud_play_reason_no_machine } from '../../../paraglide/messages/package_cloud_play_reason_no_machine.js';
-import { package_cloud_play_reason_no_machine_online } from '../../../paraglide/messages/package_cloud_play_reason_no_machine_online.js';
-import { package_cloud_play_reason_not_connected } from '../../../paraglide/messages/package_cloud_play_reason_not_connected.js';
-import { package_cloud_play_reason_other } from '../../../paraglide/messages/package_cloud_play_reason_other.js';
-import { package_cloud_play_reason_replaced } from '../../../paraglide/messages/package_cloud_play_reason_replaced.js';
-import { package_cloud_play_reason_revoked } from '../../../paraglide/messages/package_cloud_play_reason_revoked.js';
-import { package_cloud_play_reason_stopped } from '../../../paraglide/messages/package_cloud_play_reason_stopped.js';
-import { package_cloud_play_reason_time_limit } from '../../../paraglide/messages/package_cloud_play_reason_time_limit.js';
-import { package_cloud_play_status_awaiting_machine } from '../../../paraglide/messages/package_cloud_play_status_awaiting_machine.js';
-import { package_cloud_play_status_connecting } from '../../../paraglide/messages/package_cloud_play_status_connecting.js';
-import { package_cloud_play_status_creating_session } from '../../../paraglide/messages/package_cloud_play_status_creating_session.js';
-import { package_cloud_play_status_error } from '../../../paraglide/messages/package_cloud_play_status_error.js';
-import { package_cloud_play_status_not_started } from '../../../paraglide/messages/package_cloud_play_status_not_started.js';
-import { package_cloud_play_status_playing } from '../../../paraglide/messages/package_cloud_play_status_playing.js';
+import { dialog_error_message } from '../../../../shared/i18n/paraglide/messages/dialog_error_message.js';
+import { package_cloud_play_reason_agent_error } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_agent_error.js';
+import { package_cloud_play_reason_bad_offer } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_bad_offer.js';
+import { package_cloud_play_reason_connection_lost } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_connection_lost.js';
+import { package_cloud_play_reason_ended } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_ended.js';
+import { package_cloud_play_reason_game_exited } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_game_exited.js';
+import { package_cloud_play_reason_idle } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_idle.js';
+import { package_cloud_play_reason_machine_lost } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_machine_lost.js';
+import { package_cloud_play_reason_machine_shutdown } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_machine_shutdown.js';
+import { package_cloud_play_reason_peer_left } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_peer_left.js';
+import { package_cloud_play_reason_no_machine } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_no_machine.js';
+import { package_cloud_play_reason_no_machine_online } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_no_machine_online.js';
+import { package_cloud_play_reason_not_connected } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_not_connected.js';
+import { package_cloud_play_reason_other } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_other.js';
+import { package_cloud_play_reason_replaced } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_replaced.js';
+import { package_cloud_play_reason_revoked } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_revoked.js';
+import { package_cloud_play_reason_stopped } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_stopped.js';
+import { package_cloud_play_reason_time_limit } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_reason_time_limit.js';
+import { package_cloud_play_status_awaiting_machine } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_status_awaiting_machine.js';
+import { package_cloud_play_status_connecting } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_status_connecting.js';
+import { package_cloud_play_status_creating_session } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_status_creating_session.js';
+import { package_cloud_play_status_error } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_status_error.js';
+import { package_cloud_play_status_not_started } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_status_not_started.js';
+import { package_cloud_play_status_playing } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_status_playing.js';
 import type { CloudPlayState } from '../../../../shared/schemas/cloud-play.ts';
 import type { CloudPlayStatus } from '../../../cloud-play/machine.ts';
 import { errorText } from '../../../lib/errors.ts';
@@ -88,7 +88,7 @@ const reasonTexts: Record<string, () => string> = {
 };
 
 /** The text of an end reason; one the page does not know (an agent's error text) is shown as it came. */
-export function reasonText(reason: string): string {
+function reasonText(reason: string): string {
   const known = Object.hasOwn(reasonTexts, reason) ? reasonTexts[reason] : undefined;
   return known ? known() : m.package_cloud_play_reason_other({ reason });
 }

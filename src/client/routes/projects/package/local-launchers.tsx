@@ -1,20 +1,20 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useId } from 'react';
 import { Link } from 'wouter';
-import { local_checking } from '../../../paraglide/messages/local_checking.js';
-import { package_page_install } from '../../../paraglide/messages/package_page_install.js';
-import { package_page_launch } from '../../../paraglide/messages/package_page_launch.js';
-import { package_page_local_busy } from '../../../paraglide/messages/package_page_local_busy.js';
-import { package_page_local_check } from '../../../paraglide/messages/package_page_local_check.js';
-import { package_page_local_not_checked } from '../../../paraglide/messages/package_page_local_not_checked.js';
-import { package_page_local_not_installed } from '../../../paraglide/messages/package_page_local_not_installed.js';
-import { package_page_local_not_trusted } from '../../../paraglide/messages/package_page_local_not_trusted.js';
-import { package_page_local_no_update } from '../../../paraglide/messages/package_page_local_no_update.js';
-import { package_page_local_outdated } from '../../../paraglide/messages/package_page_local_outdated.js';
-import { package_page_local_setup } from '../../../paraglide/messages/package_page_local_setup.js';
-import { package_page_local_unavailable } from '../../../paraglide/messages/package_page_local_unavailable.js';
-import { package_page_update } from '../../../paraglide/messages/package_page_update.js';
-import { state_loading } from '../../../paraglide/messages/state_loading.js';
+import { local_checking } from '../../../../shared/i18n/paraglide/messages/local_checking.js';
+import { package_page_install } from '../../../../shared/i18n/paraglide/messages/package_page_install.js';
+import { package_page_launch } from '../../../../shared/i18n/paraglide/messages/package_page_launch.js';
+import { package_page_local_busy } from '../../../../shared/i18n/paraglide/messages/package_page_local_busy.js';
+import { package_page_local_check } from '../../../../shared/i18n/paraglide/messages/package_page_local_check.js';
+import { package_page_local_not_checked } from '../../../../shared/i18n/paraglide/messages/package_page_local_not_checked.js';
+import { package_page_local_not_installed } from '../../../../shared/i18n/paraglide/messages/package_page_local_not_installed.js';
+import { package_page_local_not_trusted } from '../../../../shared/i18n/paraglide/messages/package_page_local_not_trusted.js';
+import { package_page_local_no_update } from '../../../../shared/i18n/paraglide/messages/package_page_local_no_update.js';
+import { package_page_local_outdated } from '../../../../shared/i18n/paraglide/messages/package_page_local_outdated.js';
+import { package_page_local_setup } from '../../../../shared/i18n/paraglide/messages/package_page_local_setup.js';
+import { package_page_local_unavailable } from '../../../../shared/i18n/paraglide/messages/package_page_local_unavailable.js';
+import { package_page_update } from '../../../../shared/i18n/paraglide/messages/package_page_update.js';
+import { state_loading } from '../../../../shared/i18n/paraglide/messages/state_loading.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { InstallPackageDialog } from '../../../dialogs/install-package-dialog.tsx';
 import { useLanguage } from '../../../lib/i18n/index.ts';
@@ -73,7 +73,7 @@ export function formatPercent(percent: number, language: string): string {
 }
 
 /** An action while its transition runs: disabled, with the percent done (spec §4: done/total). */
-export function ProgressAction({ label, name, progress }: { label: string; name: string; progress: TransitionProgress }) {
+function ProgressAction({ label, name, progress }: { label: string; name: string; progress: TransitionProgress }) {
   const { language } = useLanguage();
   const reasonId = useId();
   const percent = progressPercent(progress);

@@ -1,10 +1,10 @@
 import { useLocation } from 'wouter';
-import { edit_tags_title } from '../../../paraglide/messages/edit_tags_title.js';
-import { package_page_actions_label } from '../../../paraglide/messages/package_page_actions_label.js';
-import { package_page_delete } from '../../../paraglide/messages/package_page_delete.js';
-import { package_page_rename } from '../../../paraglide/messages/package_page_rename.js';
-import { package_page_rename_label } from '../../../paraglide/messages/package_page_rename_label.js';
-import { package_page_rename_title } from '../../../paraglide/messages/package_page_rename_title.js';
+import { edit_tags_title } from '../../../../shared/i18n/paraglide/messages/edit_tags_title.js';
+import { package_page_actions_label } from '../../../../shared/i18n/paraglide/messages/package_page_actions_label.js';
+import { package_page_delete } from '../../../../shared/i18n/paraglide/messages/package_page_delete.js';
+import { package_page_rename } from '../../../../shared/i18n/paraglide/messages/package_page_rename.js';
+import { package_page_rename_label } from '../../../../shared/i18n/paraglide/messages/package_page_rename_label.js';
+import { package_page_rename_title } from '../../../../shared/i18n/paraglide/messages/package_page_rename_title.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { EditTagsDialog } from '../../../dialogs/edit-tags-dialog.tsx';
 import { trpc } from '../../../lib/trpc.ts';

@@ -1,4 +1,4 @@
-import { package_cloud_play_title } from '../../../paraglide/messages/package_cloud_play_title.js';
+import { package_cloud_play_title } from '../../../../shared/i18n/paraglide/messages/package_cloud_play_title.js';
 import type { ViewProps } from '../../routes.ts';
 import { CloudPlayNotAllowed, CloudPlayView } from './cloud-play-view.tsx';
 import { PackageGameFrame } from './package-game-frame.tsx';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
-import { package_page_download_torrent } from '../../../paraglide/messages/package_page_download_torrent.js';
-import { package_page_download_zip } from '../../../paraglide/messages/package_page_download_zip.js';
+import { package_page_download_torrent } from '../../../../shared/i18n/paraglide/messages/package_page_download_torrent.js';
+import { package_page_download_zip } from '../../../../shared/i18n/paraglide/messages/package_page_download_zip.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import type { TorrentFile } from '../../../../shared/schemas/package-downloads.ts';
 
@@ -9,7 +9,7 @@ import type { TorrentFile } from '../../../../shared/schemas/package-downloads.t
 const m = { package_page_download_torrent, package_page_download_zip };
 
 /** Saves bytes the API gave as base64 (tRPC speaks JSON) under the given file name. */
-export function saveBase64File(file: TorrentFile, type = 'application/x-bittorrent'): void {
+function saveBase64File(file: TorrentFile, type = 'application/x-bittorrent'): void {
   const bytes = Uint8Array.from(atob(file.base64), (char) => char.charCodeAt(0));
   const url = URL.createObjectURL(new Blob([bytes], { type }));
   const link = document.createElement('a');

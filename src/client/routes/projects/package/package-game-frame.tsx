@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import { Link } from 'wouter';
-import { play_page_back } from '../../../paraglide/messages/play_page_back.js';
+import { play_page_back } from '../../../../shared/i18n/paraglide/messages/play_page_back.js';
 import { ErrorState, LoadingState } from '../../../components/states.tsx';
 import type { Package } from '../../../../shared/schemas/packages.ts';
 import NotFound from '../../not-found/not-found-page.tsx';

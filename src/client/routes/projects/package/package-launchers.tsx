@@ -1,11 +1,11 @@
 import { Link } from 'wouter';
-import { package_page_cloud_needs_privilege } from '../../../paraglide/messages/package_page_cloud_needs_privilege.js';
-import { package_page_cloud_needs_tags } from '../../../paraglide/messages/package_page_cloud_needs_tags.js';
-import { package_page_cloud_no_machine } from '../../../paraglide/messages/package_page_cloud_no_machine.js';
-import { package_page_cloud_play } from '../../../paraglide/messages/package_page_cloud_play.js';
-import { package_page_cloud_unavailable } from '../../../paraglide/messages/package_page_cloud_unavailable.js';
-import { package_page_play_browser } from '../../../paraglide/messages/package_page_play_browser.js';
-import { package_page_play_needs_web } from '../../../paraglide/messages/package_page_play_needs_web.js';
+import { package_page_cloud_needs_privilege } from '../../../../shared/i18n/paraglide/messages/package_page_cloud_needs_privilege.js';
+import { package_page_cloud_needs_tags } from '../../../../shared/i18n/paraglide/messages/package_page_cloud_needs_tags.js';
+import { package_page_cloud_no_machine } from '../../../../shared/i18n/paraglide/messages/package_page_cloud_no_machine.js';
+import { package_page_cloud_play } from '../../../../shared/i18n/paraglide/messages/package_page_cloud_play.js';
+import { package_page_cloud_unavailable } from '../../../../shared/i18n/paraglide/messages/package_page_cloud_unavailable.js';
+import { package_page_play_browser } from '../../../../shared/i18n/paraglide/messages/package_page_play_browser.js';
+import { package_page_play_needs_web } from '../../../../shared/i18n/paraglide/messages/package_page_play_needs_web.js';
 import { useMachineOnline } from '../../../cloud-play/availability.ts';
 import { tagLongLabel } from '../../../components/tag-labels.ts';
 import { useAuth } from '../../../lib/auth/auth.tsx';
@@ -27,7 +27,7 @@ const m = {
 
 export const WEB_TAG = 'os:web';
 /** Spec §6: the Cloud play action needs these tags (and the cloud_play privilege). */
-export const CLOUD_PLAY_TAGS = ['os:linux', 'arch:x86'] as const;
+const CLOUD_PLAY_TAGS = ['os:linux', 'arch:x86'] as const;
 
 /** The instance offers cloud play: instance info's `cloudPlay` flag where the server sends one, else assumed. */
 export function instanceOffersCloudPlay(info: InstanceInfo): boolean {

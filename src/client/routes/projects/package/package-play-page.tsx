@@ -1,4 +1,4 @@
-import { play_page_title } from '../../../paraglide/messages/play_page_title.js';
+import { play_page_title } from '../../../../shared/i18n/paraglide/messages/play_page_title.js';
 import type { ViewProps } from '../../routes.ts';
 import { toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';

@@ -3,7 +3,7 @@ import { toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';
 import type { Package } from '../../../../shared/schemas/packages.ts';
 import type { Project } from '../../../../shared/schemas/projects.ts';
-import { packages_crumb } from '../../../paraglide/messages/packages_crumb.js';
+import { packages_crumb } from '../../../../shared/i18n/paraglide/messages/packages_crumb.js';
 import { branchHref, packageHref, packagesHref, versionHref } from '../links.ts';
 import { projectCrumbs } from '../project-frame.tsx';
 import type { PackageVia } from './package-actions.tsx';

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
-import { package_page_status_pending } from '../../../paraglide/messages/package_page_status_pending.js';
-import { play_page_not_web } from '../../../paraglide/messages/play_page_not_web.js';
-import { play_page_title } from '../../../paraglide/messages/play_page_title.js';
+import { package_page_status_pending } from '../../../../shared/i18n/paraglide/messages/package_page_status_pending.js';
+import { play_page_not_web } from '../../../../shared/i18n/paraglide/messages/play_page_not_web.js';
+import { play_page_title } from '../../../../shared/i18n/paraglide/messages/play_page_title.js';
 import { PlayFrame } from '../../../components/play-frame.tsx';
 import { ErrorState, LoadingState } from '../../../components/states.tsx';
 import { rich, slot } from '../../../lib/i18n/rich.tsx';

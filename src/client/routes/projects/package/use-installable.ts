@@ -1,4 +1,4 @@
-import { package_page_local_needs_branch } from '../../../paraglide/messages/package_page_local_needs_branch.js';
+import { package_page_local_needs_branch } from '../../../../shared/i18n/paraglide/messages/package_page_local_needs_branch.js';
 import { trpc } from '../../../lib/trpc.ts';
 import { installablePackage } from '../../../lib/local-app/install.ts';
 import type { Package } from '../../../../shared/schemas/packages.ts';

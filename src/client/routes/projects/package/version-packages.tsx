@@ -1,6 +1,6 @@
 import { Link } from 'wouter';
-import { package_page_size_pending } from '../../../paraglide/messages/package_page_size_pending.js';
-import { package_page_version_empty } from '../../../paraglide/messages/package_page_version_empty.js';
+import { package_page_size_pending } from '../../../../shared/i18n/paraglide/messages/package_page_size_pending.js';
+import { package_page_version_empty } from '../../../../shared/i18n/paraglide/messages/package_page_version_empty.js';
 import { Size } from '../../../components/size.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/states.tsx';
 import { TagList } from '../../../components/tag-list.tsx';

@@ -1,9 +1,9 @@
 import { Link } from 'wouter';
-import { package_page_delete } from '../../../paraglide/messages/package_page_delete.js';
-import { package_page_size_pending } from '../../../paraglide/messages/package_page_size_pending.js';
-import { packages_delete_named } from '../../../paraglide/messages/packages_delete_named.js';
-import { packages_deleted_on } from '../../../paraglide/messages/packages_deleted_on.js';
-import { packages_in_no_version } from '../../../paraglide/messages/packages_in_no_version.js';
+import { package_page_delete } from '../../../../shared/i18n/paraglide/messages/package_page_delete.js';
+import { package_page_size_pending } from '../../../../shared/i18n/paraglide/messages/package_page_size_pending.js';
+import { packages_delete_named } from '../../../../shared/i18n/paraglide/messages/packages_delete_named.js';
+import { packages_deleted_on } from '../../../../shared/i18n/paraglide/messages/packages_deleted_on.js';
+import { packages_in_no_version } from '../../../../shared/i18n/paraglide/messages/packages_in_no_version.js';
 import { orphanDeletionDate, PackageStatusBadge, StartFile } from '../../../components/package-facts.tsx';
 import { Size } from '../../../components/size.tsx';
 import { TagList } from '../../../components/tag-list.tsx';

@@ -1,5 +1,5 @@
-import { packages_crumb } from '../../../paraglide/messages/packages_crumb.js';
-import { packages_page_title } from '../../../paraglide/messages/packages_page_title.js';
+import { packages_crumb } from '../../../../shared/i18n/paraglide/messages/packages_crumb.js';
+import { packages_page_title } from '../../../../shared/i18n/paraglide/messages/packages_page_title.js';
 import type { ViewProps } from '../../routes.ts';
 import { ProjectFrame, projectCrumbs } from '../project-frame.tsx';
 import { ProjectsSidebar } from '../sidebars.tsx';

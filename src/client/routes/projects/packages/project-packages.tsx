@@ -1,17 +1,17 @@
-import { packages_col_actions } from '../../../paraglide/messages/packages_col_actions.js';
-import { packages_col_date } from '../../../paraglide/messages/packages_col_date.js';
-import { packages_col_package } from '../../../paraglide/messages/packages_col_package.js';
-import { packages_col_size } from '../../../paraglide/messages/packages_col_size.js';
-import { packages_col_tags } from '../../../paraglide/messages/packages_col_tags.js';
-import { packages_col_versions } from '../../../paraglide/messages/packages_col_versions.js';
-import { packages_crumb } from '../../../paraglide/messages/packages_crumb.js';
-import { packages_empty } from '../../../paraglide/messages/packages_empty.js';
-import { packages_no_match } from '../../../paraglide/messages/packages_no_match.js';
-import { packages_page_intro } from '../../../paraglide/messages/packages_page_intro.js';
-import { packages_page_title } from '../../../paraglide/messages/packages_page_title.js';
-import { packages_results } from '../../../paraglide/messages/packages_results.js';
-import { package_page_start_file } from '../../../paraglide/messages/package_page_start_file.js';
-import { store_index_clear } from '../../../paraglide/messages/store_index_clear.js';
+import { packages_col_actions } from '../../../../shared/i18n/paraglide/messages/packages_col_actions.js';
+import { packages_col_date } from '../../../../shared/i18n/paraglide/messages/packages_col_date.js';
+import { packages_col_package } from '../../../../shared/i18n/paraglide/messages/packages_col_package.js';
+import { packages_col_size } from '../../../../shared/i18n/paraglide/messages/packages_col_size.js';
+import { packages_col_tags } from '../../../../shared/i18n/paraglide/messages/packages_col_tags.js';
+import { packages_col_versions } from '../../../../shared/i18n/paraglide/messages/packages_col_versions.js';
+import { packages_crumb } from '../../../../shared/i18n/paraglide/messages/packages_crumb.js';
+import { packages_empty } from '../../../../shared/i18n/paraglide/messages/packages_empty.js';
+import { packages_no_match } from '../../../../shared/i18n/paraglide/messages/packages_no_match.js';
+import { packages_page_intro } from '../../../../shared/i18n/paraglide/messages/packages_page_intro.js';
+import { packages_page_title } from '../../../../shared/i18n/paraglide/messages/packages_page_title.js';
+import { packages_results } from '../../../../shared/i18n/paraglide/messages/packages_results.js';
+import { package_page_start_file } from '../../../../shared/i18n/paraglide/messages/package_page_start_file.js';
+import { store_index_clear } from '../../../../shared/i18n/paraglide/messages/store_index_clear.js';
 import { PackageSearchField, usePackageSearch } from '../../../components/package-search.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/states.tsx';
 import { trpc } from '../../../lib/trpc.ts';
@@ -40,7 +40,7 @@ const m = {
 };
 
 /** The columns' headings, also each cell's label when a narrow screen shows rows as cards. */
-export function packageColumns() {
+function packageColumns() {
   return {
     package: m.packages_col_package(),
     tags: m.packages_col_tags(),

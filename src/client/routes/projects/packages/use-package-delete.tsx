@@ -1,8 +1,8 @@
-import { package_page_delete } from '../../../paraglide/messages/package_page_delete.js';
-import { package_page_delete_refused_text } from '../../../paraglide/messages/package_page_delete_refused_text.js';
-import { package_page_delete_refused_title } from '../../../paraglide/messages/package_page_delete_refused_title.js';
-import { package_page_delete_text } from '../../../paraglide/messages/package_page_delete_text.js';
-import { package_page_delete_title } from '../../../paraglide/messages/package_page_delete_title.js';
+import { package_page_delete } from '../../../../shared/i18n/paraglide/messages/package_page_delete.js';
+import { package_page_delete_refused_text } from '../../../../shared/i18n/paraglide/messages/package_page_delete_refused_text.js';
+import { package_page_delete_refused_title } from '../../../../shared/i18n/paraglide/messages/package_page_delete_refused_title.js';
+import { package_page_delete_text } from '../../../../shared/i18n/paraglide/messages/package_page_delete_text.js';
+import { package_page_delete_title } from '../../../../shared/i18n/paraglide/messages/package_page_delete_title.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
 import { toDisplayError } from '../../../lib/errors.ts';
 import { trpc } from '../../../lib/trpc.ts';

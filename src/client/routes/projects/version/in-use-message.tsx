@@ -1,4 +1,4 @@
-import { version_delete_refused_text } from '../../../paraglide/messages/version_delete_refused_text.js';
+import { version_delete_refused_text } from '../../../../shared/i18n/paraglide/messages/version_delete_refused_text.js';
 import type { VersionInBranch } from '../../../../shared/schemas/versions.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every

@@ -1,5 +1,5 @@
-import { version_branches_empty } from '../../../paraglide/messages/version_branches_empty.js';
-import { version_branches_heading } from '../../../paraglide/messages/version_branches_heading.js';
+import { version_branches_empty } from '../../../../shared/i18n/paraglide/messages/version_branches_empty.js';
+import { version_branches_heading } from '../../../../shared/i18n/paraglide/messages/version_branches_heading.js';
 import { trpc } from '../../../lib/trpc.ts';
 import { branchHref } from '../links.ts';
 import { publishPageSize, usePublishCursors } from '../branch/paging.ts';

@@ -1,9 +1,9 @@
 import { useEffect, useId } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { version_deploys_heading } from '../../../paraglide/messages/version_deploys_heading.js';
-import { version_deploys_intro } from '../../../paraglide/messages/version_deploys_intro.js';
-import { version_deploys_started } from '../../../paraglide/messages/version_deploys_started.js';
-import { version_deploys_started_gone } from '../../../paraglide/messages/version_deploys_started_gone.js';
+import { version_deploys_heading } from '../../../../shared/i18n/paraglide/messages/version_deploys_heading.js';
+import { version_deploys_intro } from '../../../../shared/i18n/paraglide/messages/version_deploys_intro.js';
+import { version_deploys_started } from '../../../../shared/i18n/paraglide/messages/version_deploys_started.js';
+import { version_deploys_started_gone } from '../../../../shared/i18n/paraglide/messages/version_deploys_started_gone.js';
 import { DeployChannel, DeployJobStatus } from '../../../components/deploy-job.tsx';
 import { ErrorState } from '../../../components/states.tsx';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
@@ -22,7 +22,7 @@ import { projectRoleNames, type Project } from '../../../../shared/schemas/proje
 const m = { version_deploys_heading, version_deploys_intro, version_deploys_started, version_deploys_started_gone };
 
 /** An approved member of the project (the deploys list is theirs: GET .../deploys answers members only). */
-export function isProjectMember(project: Project): boolean {
+function isProjectMember(project: Project): boolean {
   return !project.userIsPending && (project.userIsOwner || (projectRoleNames as readonly string[]).includes(project.userRole ?? ''));
 }
 

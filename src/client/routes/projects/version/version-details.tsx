@@ -1,8 +1,8 @@
 import { useId, type ReactNode } from 'react';
-import { version_created } from '../../../paraglide/messages/version_created.js';
-import { version_description_empty } from '../../../paraglide/messages/version_description_empty.js';
-import { version_description_label } from '../../../paraglide/messages/version_description_label.js';
-import { version_packages_label } from '../../../paraglide/messages/version_packages_label.js';
+import { version_created } from '../../../../shared/i18n/paraglide/messages/version_created.js';
+import { version_description_empty } from '../../../../shared/i18n/paraglide/messages/version_description_empty.js';
+import { version_description_label } from '../../../../shared/i18n/paraglide/messages/version_description_label.js';
+import { version_packages_label } from '../../../../shared/i18n/paraglide/messages/version_packages_label.js';
 import { MarkdownView } from '../../../components/markdown-view.tsx';
 import { VersionPackages } from '../package/version-packages.tsx';
 import { useLanguage } from '../../../lib/i18n/index.ts';

@@ -12,7 +12,7 @@ import type { Executor } from '../../../db/client.ts';
 import { newId } from '../../../db/ids.ts';
 import { credentials } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError, refusal } from '../../../errors.ts';
 import { requireBrowserSession, type Actor } from '../actor.ts';
 import { insertUser, openBrowserSession, signedInWith, type RequestOrigin, type SignedIn } from '../auth.service.ts';
 import type { ExternalIdentity } from './identity.ts';
@@ -98,9 +98,8 @@ export async function registerExternal(deps: Deps, rawQuery: unknown, origin: Re
     if (!flow || flow.intent !== 'register') throw flowTokenRefused();
     assertSignsIn(flow.identity.provider);
     if (await ownerOf(tx, flow.identity)) {
-      throw new AppError('name_conflict', `This ${providerTitles[flow.identity.provider]} account already has an account here: sign in with it`, {
+      throw refusal('name_conflict', `This ${providerTitles[flow.identity.provider]} account already has an account here: sign in with it`, 'already_registered', {
         provider: flow.identity.provider,
-        reason: 'already_registered',
       });
     }
     const userId = await insertUser(deps, tx, flow.identity.title);
@@ -151,9 +150,9 @@ export async function insertExternalCredential(tx: Executor, userId: string, ide
 }
 
 export function linkedToAnotherUser(provider: SignInProviderId): AppError {
-  return new AppError('name_conflict', `This ${providerTitles[provider]} account is linked to another user`, { provider, reason: 'linked_to_another_user' });
+  return refusal('name_conflict', `This ${providerTitles[provider]} account is linked to another user`, 'linked_to_another_user', { provider });
 }
 
 function noAccount(provider: SignInProviderId): AppError {
-  return new AppError('wrong_credentials', `No account signs in with this ${providerTitles[provider]} account: register with it first`, { provider, reason: 'no_account' });
+  return refusal('wrong_credentials', `No account signs in with this ${providerTitles[provider]} account: register with it first`, 'no_account', { provider });
 }

@@ -4,17 +4,17 @@ import { hashToken } from '../../../crypto/index.ts';
 import type { Database, Executor } from '../../../db/client.ts';
 import { newId } from '../../../db/ids.ts';
 import { externalAuthFlows } from '../../../db/schema/index.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError, refusal } from '../../../errors.ts';
 import type { ExternalIdentity } from './identity.ts';
 
 /** Start and finish tokens live 10 minutes: long enough for a provider's consent page, short if leaked. */
-export const flowLifetimeMs = 10 * 60_000;
+const flowLifetimeMs = 10 * 60_000;
 
 export type FlowRow = typeof externalAuthFlows.$inferSelect;
 
 /** Unknown, used, expired, or a token of the other stage: the same answer, and nothing changes. */
 export function flowTokenRefused(): AppError {
-  return new AppError('wrong_auth', 'This sign-in attempt is unknown, used or expired: start again', { reason: 'sign_in_attempt_expired' });
+  return refusal('wrong_auth', 'This sign-in attempt is unknown, used or expired: start again', 'sign_in_attempt_expired');
 }
 
 export async function saveStartFlow(

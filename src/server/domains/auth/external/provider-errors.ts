@@ -1,5 +1,5 @@
 import type { SignInProviderId } from '../../../../shared/schemas/external-auth.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError, refusal } from '../../../errors.ts';
 
 export const providerTitles: Record<SignInProviderId, string> = {
   steam: 'Steam',
@@ -15,20 +15,17 @@ export const providerTitles: Record<SignInProviderId, string> = {
  * does not know, a Steam assertion it did not sign. The flow is over; the user starts again.
  */
 export function providerRefused(provider: SignInProviderId): AppError {
-  return new AppError('wrong_credentials', `${providerTitles[provider]} did not confirm this sign-in: start again`, { provider, reason: 'provider_refused' });
+  return refusal('wrong_credentials', `${providerTitles[provider]} did not confirm this sign-in: start again`, 'provider_refused', { provider });
 }
 
 /** What came back through the browser does not belong to this sign-in (forged or mixed up). */
 export function assertionRefused(provider: SignInProviderId, what: string): AppError {
-  return new AppError('wrong_credentials', `The answer from ${providerTitles[provider]} does not match this sign-in (${what}): start again`, {
-    provider,
-    reason: 'invalid_assertion',
-  });
+  return refusal('wrong_credentials', `The answer from ${providerTitles[provider]} does not match this sign-in (${what}): start again`, 'invalid_assertion', { provider });
 }
 
 /** Unreachable, too slow, or failing on its side (5xx). */
 export function providerUnavailable(provider: SignInProviderId): AppError {
-  return new AppError('timeout', `${providerTitles[provider]} did not answer: try again later`, { provider, reason: 'provider_unavailable' });
+  return refusal('timeout', `${providerTitles[provider]} did not answer: try again later`, 'provider_unavailable', { provider });
 }
 
 /**
@@ -54,5 +51,5 @@ export class ClientCredentialsRefused extends ProviderAnswerError {
 /** What a sign-in answers when the provider's reply was unusable (ProviderAnswerError): 502, or 500 for our own configuration. */
 export function providerAnswerFailed(provider: SignInProviderId, error: ProviderAnswerError | undefined): AppError {
   const status = error && !(error instanceof ClientCredentialsRefused) ? 502 : 500;
-  return new AppError('unexpected_error', `${providerTitles[provider]} answered in an unexpected way: try again later`, { provider, reason: 'provider_error' }, status);
+  return refusal('unexpected_error', `${providerTitles[provider]} answered in an unexpected way: try again later`, 'provider_error', { provider }, status);
 }

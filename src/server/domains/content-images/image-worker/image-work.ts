@@ -1,7 +1,7 @@
 import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
 import { FairQueue } from './fair-queue.ts';
-import { ImageWorkerProcess, type WorkEnd } from './worker-process.ts';
+import { ImageWorkerProcess } from './worker-process.ts';
 
 /**
  * The image work of one server: its fair queue (fair-queue.ts: IMAGE_WORKER_CONCURRENCY images at once,
@@ -71,5 +71,3 @@ export async function withinWait<T>(deps: Pick<Deps, 'config'>, work: Promise<T>
     clearTimeout(timer);
   }
 }
-
-export type { WorkEnd };

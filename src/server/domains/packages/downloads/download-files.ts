@@ -2,7 +2,7 @@ import { fromHex, type CompressionAlgorithm } from '../../../../shared/archive/i
 import type { Deps } from '../../../deps.ts';
 import { notFound } from '../../../errors.ts';
 import { attachmentDisposition, type RangedBody } from '../../../http/range.ts';
-import { indexKey } from '../blobs/blob-keys.ts';
+import { indexKey } from '../blob-keys.ts';
 import { downloadFileName, getPackageForFile, type DownloadablePackage } from './downloadable-package.ts';
 import { readPackageIndex, readPackageIndexBytes } from '../records/package-content.ts';
 import { decodeIndex } from '../../../../shared/archive/index.ts';
@@ -12,7 +12,7 @@ import { rawChunkLoader, storedChunkLoader } from './zip/chunks.ts';
 import { loadZipCrcs, readStoredZipCrcs, storeZipCrcs } from './zip/crc.ts';
 import { onePassZip, type OnePassZip } from './zip/zip-file.ts';
 import { copyVirtualFileInto } from './zip/copy-into-file.ts';
-import { openChunkCopier } from '../blobs/chunk-copier.ts';
+import { openChunkCopier } from '../chunks/chunk-copier.ts';
 import type { FileHandle } from 'node:fs/promises';
 import { archiveLayout, zipLayout } from './zip/layout.ts';
 import { readVirtualRange, type VirtualFile } from './zip/segments.ts';
@@ -48,7 +48,7 @@ export async function zipFileOf(deps: Pick<Deps, 'db' | 'storage'>, row: Downloa
 const ZIP_RULES_VERSION = 2;
 
 /** Cache key of a generated download: the package's content never changes once it is ready. */
-export function cachedDownloadKey(row: Pick<DownloadablePackage['row'], 'id' | 'indexHash'>, kind: 'zip' | 'archive'): string {
+function cachedDownloadKey(row: Pick<DownloadablePackage['row'], 'id' | 'indexHash'>, kind: 'zip' | 'archive'): string {
   const stem = `${row.id}-${row.indexHash!.slice(0, 16)}`;
   return kind === 'zip' ? `${stem}-r${ZIP_RULES_VERSION}.zip` : `${stem}.${kind}`;
 }
@@ -89,7 +89,7 @@ export async function cachedZipFile(
 
 /**
  * How a download is made into the file cache: on a store that opens blobs as files, copied from the
- * packs through reused buffers (blobs/chunk-copier.ts: no garbage per chunk); else streamed from the
+ * packs through reused buffers (chunks/chunk-copier.ts: no garbage per chunk); else streamed from the
  * chunks. `pass` (a ZIP whose CRC-32s are not known yet) sees every byte on the way.
  */
 function fileProducer(

@@ -4,7 +4,7 @@ import { equalBytes, toHex } from '../../../../shared/archive/index.ts';
 import { packages } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import type { RangedBody } from '../../../http/range.ts';
-import { indexKey } from '../blobs/blob-keys.ts';
+import { indexKey } from '../blob-keys.ts';
 import type { PackageRow } from '../records/package-rows.ts';
 
 /**

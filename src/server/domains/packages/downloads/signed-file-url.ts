@@ -2,7 +2,7 @@ import { signingPurposes, type Keyring } from '../../../crypto/index.ts';
 import { AppError, notFound } from '../../../errors.ts';
 
 /** What /api/files serves of a package: its archive, its encoded index, or the ZIP of its files. */
-export const downloadKinds = ['archive', 'index', 'zip'] as const;
+const downloadKinds = ['archive', 'index', 'zip'] as const;
 export type DownloadKind = (typeof downloadKinds)[number];
 
 /**

@@ -11,7 +11,7 @@ import { publicZipUrl, signedFileUrl, torrentWebSeedSeconds } from './signed-fil
 import { rawChunkLoader } from './zip/chunks.ts';
 import { readVirtualRange } from './zip/segments.ts';
 
-export function torrentKey(packageId: string): string {
+function torrentKey(packageId: string): string {
   return `packages/${packageId}/torrent`;
 }
 
@@ -19,7 +19,7 @@ export function torrentKey(packageId: string): string {
  * BitTorrent's usual rule (webtorrent's piece-length): about a thousand pieces, a power of two,
  * at least 16 KiB; capped at 16 MiB so a web seed request stays small.
  */
-export function pieceLengthFor(size: number): number {
+function pieceLengthFor(size: number): number {
   const exponent = Math.floor(Math.log2(size < 1024 ? 1 : size / 1024) + 0.5);
   return Math.min(16 * 1024 * 1024, Math.max(16 * 1024, 2 ** exponent));
 }

@@ -3,8 +3,8 @@ import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
 import type { Actor } from '../../auth/actor.ts';
 import { loadProjectAccess } from '../../projects/access.ts';
-import { indexKey } from '../blobs/blob-keys.ts';
-import { openPackageChunkReader } from '../blobs/chunk-reader.ts';
+import { indexKey } from '../blob-keys.ts';
+import { openPackageChunkReader } from '../chunks/chunk-reader.ts';
 import { getVisiblePackage, type PackageRow } from './package-rows.ts';
 
 export type { PackageRow } from './package-rows.ts';

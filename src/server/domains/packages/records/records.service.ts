@@ -20,7 +20,7 @@ import { describePackage } from './describe-package.ts';
 import { startFileExecutable } from './start-file-mode.ts';
 import { getVisiblePackage, packageColumns, packageInPublicBranch, type PackageRow } from './package-rows.ts';
 import { removePackage } from './remove-package.ts';
-import { newUploadToken } from '../uploads/upload-token.ts';
+import { newUploadToken } from '../../../part-uploads/upload-token.ts';
 
 const versionInPublicBranch = sql`exists (select 1 from ${branchVersions} join ${branches} on ${branches.id} = ${branchVersions.branchId}
   where ${branchVersions.versionId} = ${versions.id} and ${branches.isPublic})`;
@@ -32,7 +32,7 @@ function normalizeTags(tags: readonly string[]): string[] {
 }
 
 /** PUT parts go to `{appUrl}/api/uploads/{id}?token=...`: the token authorises them, no bearer needed. */
-export function uploadUrlOf(appUrl: string, packageId: string): string {
+function uploadUrlOf(appUrl: string, packageId: string): string {
   return `${appUrl.replace(/\/+$/, '')}/api/uploads/${packageId}`;
 }
 

@@ -2,7 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../../../db/client.ts';
 import { packages, versionPackages, versions } from '../../../db/schema/index.ts';
 import { AppError } from '../../../errors.ts';
-import { enqueueChunkCollection } from '../blobs/chunk-gc.job.ts';
+import { enqueueChunkCollection } from '../chunks/chunk-gc.job.ts';
 import type { PackageRow } from './package-rows.ts';
 
 /**

@@ -5,16 +5,16 @@ import type { Executor } from '../../../db/client.ts';
 import { packages, uploadParts } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
-import { indexKey, partKey } from '../blobs/blob-keys.ts';
-import { lockChunkStoreShared } from '../blobs/chunk-store-lock.ts';
-import { unnestRows } from '../blobs/sql-rows.ts';
-import { findMissingChunk } from '../blobs/stored-chunks.ts';
+import { indexKey, partKey } from '../blob-keys.ts';
+import { lockChunkStoreShared } from '../../../storage/chunk-store-lock.ts';
+import { unnestRows } from '../../../db/sql-rows.ts';
+import { findMissingChunk } from '../chunks/stored-chunks.ts';
 import { enqueuePackagePrepare } from '../downloads/package-prepare.job.ts';
 import { storeZipCrcs } from '../downloads/zip/crc.ts';
 import { fileCrcsFromChunks } from '../downloads/zip/file-crcs.ts';
 import { describePackage } from '../records/describe-package.ts';
 import { findPackageRow, type PackageRow } from '../records/package-rows.ts';
-import { streamParts } from './part-stream.ts';
+import { streamParts } from '../../../part-uploads/part-stream.ts';
 import { storeArchiveChunks, type ChunkRow } from './store-chunks.ts';
 import { checkUploadToken } from './upload-token.ts';
 
@@ -43,7 +43,7 @@ async function checkParts(db: Executor, row: PackageRow, parts: PartDescriptor[]
 
 async function readArchiveParts(deps: Deps, row: PackageRow, parts: PartDescriptor[]) {
   try {
-    return await readArchive(streamParts(deps.storage, row.id, parts));
+    return await readArchive(streamParts(deps.storage, row.id, parts, partKey));
   } catch (error) {
     throw asFinalizeError(error);
   }

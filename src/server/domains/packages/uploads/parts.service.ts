@@ -1,50 +1,13 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { partQuerySchema, type PartDescriptor } from '../../../../shared/schemas/packages.ts';
+import type { PartDescriptor } from '../../../../shared/schemas/packages.ts';
 import { uploadParts } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
-import { noteTransientBytes } from '../../../memory/transient-bytes.ts';
-import { partKey } from '../blobs/blob-keys.ts';
+import { parsePartQuery } from '../../../part-uploads/part-query.ts';
+import { verifyingStream } from '../../../part-uploads/verifying-stream.ts';
+import { partKey } from '../blob-keys.ts';
 import { findPackageRow } from '../records/package-rows.ts';
 import { checkUploadToken } from './upload-token.ts';
-
-/**
- * A stream that passes bytes through while counting and SHA-1 hashing them. It fails (so the blob
- * store keeps nothing) once more than `maxSize` bytes arrived, or at the end when the hash is not
- * `expectedHash`. Nothing is buffered: at most the piece in flight.
- */
-export function verifyingStream(body: ReadableStream<Uint8Array>, maxSize: number, expectedHash: string, onDone: (size: number) => void): ReadableStream<Uint8Array> {
-  const hasher = new Bun.CryptoHasher('sha1');
-  let size = 0;
-  return body.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(piece, controller) {
-        size += piece.byteLength;
-        if (size > maxSize) {
-          controller.error(new AppError('bad_param', `Invalid \`part\`: more than ${maxSize} bytes for this part`));
-          return;
-        }
-        hasher.update(piece);
-        noteTransientBytes(piece.byteLength);
-        controller.enqueue(piece);
-      },
-      flush(controller) {
-        if (hasher.digest('hex') !== expectedHash) controller.error(new AppError('bad_param', 'Invalid `hash`'));
-        else onDone(size);
-      },
-    }),
-  );
-}
-
-/** The query of a part PUT (token, part, hash: SHA-1 hex, lower-cased here); bad_param naming the first bad one. */
-export function parsePartQuery(rawQuery: unknown): { token: string; part: number; hash: string } {
-  const parsed = partQuerySchema.safeParse(rawQuery);
-  if (!parsed.success) {
-    const name = String(parsed.error.issues[0]?.path[0] ?? 'query');
-    throw new AppError('bad_param', `Invalid \`${name}\``);
-  }
-  return { ...parsed.data, hash: parsed.data.hash.toLowerCase() };
-}
 
 /**
  * PUT /api/uploads/{package}?token&part&hash: streams one part into storage while hashing. A part

@@ -3,9 +3,9 @@ import { fromHex, listUniqueChunks, toHex, type ArchiveIndex, type CompressionAl
 import { packageChunks, packages } from '../../../db/schema/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { AppError } from '../../../errors.ts';
-import { chunkIdentity } from '../blobs/blob-keys.ts';
-import { lockChunkStoreShared } from '../blobs/chunk-store-lock.ts';
-import { findMissingChunk, findStoredChunks, type ChunkId } from '../blobs/stored-chunks.ts';
+import { chunkIdentity } from '../blob-keys.ts';
+import { lockChunkStoreShared } from '../../../storage/chunk-store-lock.ts';
+import { findMissingChunk, findStoredChunks, type ChunkId } from '../chunks/stored-chunks.ts';
 import { enqueuePackagePrepare } from '../downloads/package-prepare.job.ts';
 import { storeZipCrcs } from '../downloads/zip/crc.ts';
 import { fileCrcsFromChunks } from '../downloads/zip/file-crcs.ts';

@@ -2,10 +2,10 @@ import { crc32 } from 'node:zlib';
 import { toHex, type ArchiveChunk, type CompressionAlgorithm, type ReadChunk } from '../../../../shared/archive/index.ts';
 import type { Deps } from '../../../deps.ts';
 import { noteTransientBytes } from '../../../memory/transient-bytes.ts';
-import { chunkIdentity } from '../blobs/blob-keys.ts';
-import { recordNewPack } from '../blobs/pack-rows.ts';
-import { createPackWriter } from '../blobs/pack-writer.ts';
-import { findChunksInStore } from '../blobs/stored-chunks.ts';
+import { chunkIdentity } from '../blob-keys.ts';
+import { recordNewPack } from '../packs/pack-rows.ts';
+import { createPackWriter } from '../packs/pack-writer.ts';
+import { findChunksInStore } from '../chunks/stored-chunks.ts';
 
 export type ChunkRow = { hash: string; size: number; compressedSize: number };
 

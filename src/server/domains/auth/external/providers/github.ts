@@ -1,6 +1,7 @@
 import type { SignInConfig } from '../../../../config.ts';
 import { identityOf } from '../identity.ts';
-import { endpoint, readProviderJson } from '../provider-http.ts';
+import { endpoint } from '../../../../outbound/endpoint.ts';
+import { readProviderJson } from '../provider-http.ts';
 import { codeFlowProvider } from './oauth2-code.ts';
 import type { SignInProvider } from './types.ts';
 

@@ -1,7 +1,7 @@
 import type { SignInProviderId } from '../../../../../shared/schemas/external-auth.ts';
 import { signInProviderIds } from '../../../../../shared/schemas/external-auth.ts';
 import type { SignInConfig } from '../../../../config.ts';
-import { AppError } from '../../../../errors.ts';
+import { AppError, refusal } from '../../../../errors.ts';
 import { providerTitles } from '../provider-errors.ts';
 import { discordProvider } from './discord.ts';
 import { githubProvider } from './github.ts';
@@ -56,10 +56,7 @@ export function signInProviderIdsOf(config: SignInConfig): SignInProviderId[] {
 /** A provider that only links refuses to sign in or register anyone: wrong_provider link_only. */
 export function assertSignsIn(provider: SignInProviderId): void {
   if (signsIn(provider)) return;
-  throw new AppError('wrong_provider', `${providerTitles[provider]} can only be linked to an account here, not used to sign in or register`, {
-    provider,
-    reason: 'link_only',
-  });
+  throw refusal('wrong_provider', `${providerTitles[provider]} can only be linked to an account here, not used to sign in or register`, 'link_only', { provider });
 }
 
 /** A provider the configuration leaves out is not_supported (not a bad parameter: the id is valid). */

@@ -1,7 +1,9 @@
 import type { SignInConfig } from '../../../../config.ts';
 import { identityOf } from '../identity.ts';
 import { ProviderAnswerError, providerRefused, providerUnavailable } from '../provider-errors.ts';
-import { endpoint, parseJsonWithExactIds, providerFetcher } from '../provider-http.ts';
+import { endpoint } from '../../../../outbound/endpoint.ts';
+import { parseJsonWithExactIds } from '../../../../outbound/json-exact-ids.ts';
+import { providerFetcher } from '../provider-http.ts';
 import type { SignInProvider } from './types.ts';
 
 /**

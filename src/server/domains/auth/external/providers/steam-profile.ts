@@ -1,7 +1,8 @@
 import type { SignInConfig } from '../../../../config.ts';
 import { identityOf, type ExternalIdentity } from '../identity.ts';
 import { ClientCredentialsRefused, providerUnavailable } from '../provider-errors.ts';
-import { endpoint, providerFetcher, readProviderJson } from '../provider-http.ts';
+import { endpoint } from '../../../../outbound/endpoint.ts';
+import { providerFetcher, readProviderJson } from '../provider-http.ts';
 
 /**
  * The display name, picture and profile address of a verified SteamID: from the Web API's

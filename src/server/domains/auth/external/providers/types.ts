@@ -1,21 +1,21 @@
 import type { SignInProviderId } from '../../../../../shared/schemas/external-auth.ts';
 import type { ExternalIdentity } from '../identity.ts';
 
-export type StartInput = {
+type StartInput = {
   /** PUBLIC_URL/oauth (else the request's origin + /oauth): where the provider sends the browser back. */
   redirectUri: string;
   /** The start token: the provider returns it as `state` (Steam: in return_to's query). */
   state: string;
 };
 
-export type StartedFlow = {
+type StartedFlow = {
   url: string;
   postParams: { name: string; value: string }[];
   /** Kept on the server (sealed) until finish: a PKCE verifier, the exact return_to sent. */
   secret: Record<string, string>;
 };
 
-export type FinishInput = StartInput & {
+type FinishInput = StartInput & {
   /** What the browser brought back (spec §5): a code, itch's access token, Steam's parameters as JSON. */
   code: string;
   secret: Record<string, string>;

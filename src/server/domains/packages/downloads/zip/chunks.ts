@@ -1,6 +1,6 @@
 import { toHex, type ArchiveChunk, type CompressionAlgorithm } from '../../../../../shared/archive/index.ts';
 import type { Deps } from '../../../../deps.ts';
-import { openPackageChunkReader, type ChunkReader } from '../../blobs/chunk-reader.ts';
+import { openPackageChunkReader, type ChunkReader } from '../../chunks/chunk-reader.ts';
 import type { ChunkRef, LoadChunk } from './segments.ts';
 
 export function chunkRefOf(chunk: ArchiveChunk): ChunkRef {

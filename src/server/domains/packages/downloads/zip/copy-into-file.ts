@@ -5,7 +5,7 @@ import type { ChunkRef, VirtualFile } from './segments.ts';
 const writeBytes = 4 * 1024 * 1024;
 
 /**
- * Writes a layout's bytes (blobs/chunk-copier.ts gives its chunks) at the handle's position through one
+ * Writes a layout's bytes (chunks/chunk-copier.ts gives its chunks) at the handle's position through one
  * reused buffer, handing each segment's bytes to `feed` first (zip-file.ts computes CRC-32s there). A
  * chunk's bytes are used before the next is asked for, as the copier requires. Returns the bytes written.
  */

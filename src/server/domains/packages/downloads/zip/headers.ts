@@ -15,7 +15,7 @@ import { ArchiveError } from '../../../../../shared/archive/index.ts';
  * ZIP64 extra fields only on the entries that need them and the ZIP64 end records only when the
  * counts or offsets overflow (small ZIPs stay plain ZIP 2.0 for old unzippers).
  */
-export const MAX32 = 0xffffffff;
+const MAX32 = 0xffffffff;
 const MAX16 = 0xffff;
 const FLAG_UTF8 = 0x0800;
 const VERSION_MADE_BY_UNIX = (3 << 8) | 63;

@@ -1,5 +1,5 @@
 import { noteTransientBytes } from '../../../../memory/transient-bytes.ts';
-import type { ChunkRef } from '../../blobs/chunk-reader.ts';
+import type { ChunkRef } from '../../chunks/chunk-reader.ts';
 
 /**
  * A download whose every byte offset is known before any byte is produced: a list of segments,
@@ -27,7 +27,7 @@ export type LoadChunk = ((chunk: ChunkRef) => Promise<Uint8Array>) & { release?:
 /** Chunks loaded ahead of the one being sent: hides the store's latency without holding much. */
 const readAhead = 4;
 
-export function segmentSize(segment: Segment, chunkBytes: (chunk: ChunkRef) => number): number {
+function segmentSize(segment: Segment, chunkBytes: (chunk: ChunkRef) => number): number {
   return segment.bytes ? segment.bytes.byteLength : chunkBytes(segment.chunk);
 }
 

@@ -1,0 +1,19 @@
+/**
+ * The one abortable pause, for every program (browser, CLI, cloud agent, server): resolves after `ms`,
+ * or rejects with the signal's reason as soon as it aborts (at once when it already has). A caller that
+ * only wants to stop waiting on abort adds `.catch(() => {})`.
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
