@@ -9,7 +9,7 @@ type BodySchema<R> = ShapeOf<R>['body'] extends z.ZodType ? ShapeOf<R>['body'] :
 type ReplySchema<R> = ShapeOf<R>['reply'] extends z.ZodType ? ShapeOf<R>['reply'] : never;
 
 /** What a service is called with: the checked inputs of either door and who asks. */
-export type OperationContext<R> = {
+type OperationContext<R> = {
   deps: Deps;
   /** The caller from the bearer token; a visitor for operations declared `actor: 'none'`. */
   actor: Actor;
@@ -86,7 +86,7 @@ export function bindOperations<G extends Record<string, unknown>, B extends Bind
   return bound as never;
 }
 
-export function isRoute(value: unknown): value is AnyRoute {
+function isRoute(value: unknown): value is AnyRoute {
   return typeof value === 'object' && value !== null && 'method' in value && 'path' in value;
 }
 

@@ -4,7 +4,7 @@ import { pathParamSchemas } from '../../shared/schemas/path-params.ts';
 import type { Binding } from './binding.ts';
 
 /** The `:name`s of a path, in order. */
-export function pathParamNames(path: string): string[] {
+function pathParamNames(path: string): string[] {
   return [...path.matchAll(/:([A-Za-z_][A-Za-z0-9_]*)/g)].map((match) => match[1]!);
 }
 

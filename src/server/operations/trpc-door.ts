@@ -16,14 +16,14 @@ type BodyInput<R> = ShapeOf<R>['body'] extends z.ZodType
 type QueryInput<R> = ShapeOf<R>['query'] extends z.ZodType ? z.input<ShapeOf<R>['query']> : {};
 type Fields<R> = Simplify<PathParams<PathOf<R>> & QueryInput<R> & BodyInput<R>>;
 /** What a caller sends: the path's, the query's and the body's fields in one object; nothing when there are none. */
-export type TrpcInputOf<R> = keyof Fields<R> extends never ? void : Fields<R>;
+type TrpcInputOf<R> = keyof Fields<R> extends never ? void : Fields<R>;
 
 type MethodOf<R> = R extends { readonly method: infer M extends HttpMethod } ? M : never;
 type IsRead<R> = MethodOf<R> extends 'GET' ? true : ShapeOf<R>['read'];
 type Def<R> = { input: TrpcInputOf<R>; output: ShapeOf<R>['reply'] extends z.ZodType ? z.infer<ShapeOf<R>['reply']> : never; meta: object };
 
 /** The procedure derived from a row: a query for reads, a mutation otherwise. */
-export type ProcedureOf<R> = IsRead<R> extends true ? TRPCQueryProcedure<Def<R>> : TRPCMutationProcedure<Def<R>>;
+type ProcedureOf<R> = IsRead<R> extends true ? TRPCQueryProcedure<Def<R>> : TRPCMutationProcedure<Def<R>>;
 
 type TrpcOf<O> = O extends BoundOperation<infer R, infer B> ? (B extends Handwritten<infer P> ? P : ProcedureOf<R>) : never;
 

@@ -11,8 +11,8 @@ export const deployProviderNames = ['steam', 'itch'] as const;
 export type DeployProvider = (typeof deployProviderNames)[number];
 export const deployProviderSchema = z.enum(deployProviderNames);
 
-export const deployCredentialIdSchema = recordIdSchema;
-export const deploySiteIdSchema = recordIdSchema;
+const deployCredentialIdSchema = recordIdSchema;
+const deploySiteIdSchema = recordIdSchema;
 
 /** Spec §5: an itch.io API key is exactly 40 letters and digits (the Add button stays disabled otherwise). */
 const itchKeyPattern = /^[A-Za-z0-9]{40}$/;

@@ -25,4 +25,3 @@ export const pathParamSchemas = {
   platform: z.string().max(64),
 } as const;
 
-export type PathParamName = keyof typeof pathParamSchemas;

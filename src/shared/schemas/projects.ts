@@ -108,7 +108,7 @@ export type ProjectUser = z.infer<typeof projectUserSchema>;
 /** PUT .../users: a missing role removes the user from the team. */
 export const setProjectUserInput = z.object({ user: userRefSchema, role: projectRoleSchema.optional() });
 
-export const inviteIdSchema = recordIdSchema;
+const inviteIdSchema = recordIdSchema;
 export const inviteTokenSchema = tokenText();
 
 /**

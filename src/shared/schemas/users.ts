@@ -16,7 +16,7 @@ export const meSchema = z.object({
 });
 export type Me = z.infer<typeof meSchema>;
 
-export const sessionIdSchema = recordIdSchema;
+const sessionIdSchema = recordIdSchema;
 
 export const createApiTokenInput = z.object({
   title: singleLineText(1, 64).optional(),

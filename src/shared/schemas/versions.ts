@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { multiLineText, recordIdSchema, singleLineText } from './text.ts';
 
-export const versionIdSchema = recordIdSchema;
+const versionIdSchema = recordIdSchema;
 export const versionTitleSchema = singleLineText(1, 64);
 const versionDescriptionSchema = multiLineText(100_000);
 
