@@ -5,6 +5,7 @@ import { openDatabase, pgliteDirOf } from './db/client.ts';
 import { migrateDatabase } from './db/migrate.ts';
 import { stopImageWork } from './domains/content-images/image-worker/image-work.ts';
 import type { Deps } from './deps.ts';
+import { defaultDocsLibrary } from './domains/docs/docs.service.ts';
 import { createJobSignal } from './jobs/signal.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { createBlobStore, createFileCache, withCacheGivingWay } from './storage/index.ts';
@@ -29,7 +30,7 @@ export async function bootDeps(config: Config, options: { log?: Logger; pgliteTe
   const fileCache = createFileCache({ dir: config.downloads.cacheDir, maxBytes: config.downloads.cacheBytes, freeFloor: config.downloads.freeFloor });
   const storage = withCacheGivingWay(createBlobStore(config.storageUrl, { dataDir: config.dataDir }), fileCache);
   const keys = createKeyring({ secretKey: config.secretKey, previousSecretKey: config.previousSecretKey });
-  return { config, keys, db: database.db, database, storage, fileCache, log, jobSignal: createJobSignal() };
+  return { config, keys, db: database.db, database, storage, fileCache, log, jobSignal: createJobSignal(), docs: defaultDocsLibrary() };
 }
 
 export async function closeDeps(deps: Deps): Promise<void> {

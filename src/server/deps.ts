@@ -1,6 +1,7 @@
 import type { Config } from './config.ts';
 import type { Keyring } from './crypto/index.ts';
 import type { Database, DatabaseHandle } from './db/client.ts';
+import type { DocsLibrary } from './domains/docs/docs.service.ts';
 import type { JobSignal } from './jobs/signal.ts';
 import type { Logger } from './logger.ts';
 import type { BlobStore, FileCache } from './storage/index.ts';
@@ -18,4 +19,6 @@ export type Deps = {
   log: Logger;
   /** Wakes this process's job workers after a service queued a job (see jobs/signal.ts). */
   jobSignal: JobSignal;
+  /** The user docs (DOCS_DIR, the binary's embedded pages or docs/), chosen when the process starts. */
+  docs: DocsLibrary;
 };

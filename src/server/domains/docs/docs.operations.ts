@@ -1,15 +1,7 @@
 import { docsPageSchema } from '../../../shared/api/replies.ts';
 import { routes } from '../../../shared/api/routes.ts';
 import { bindOperations } from '../../operations/binding.ts';
-import { defaultDocsLibrary, getDocsPage, type DocsLibrary } from './docs.service.ts';
-
-let opened: { dir: string | undefined; library: DocsLibrary } | undefined;
-/** The docs library, opened again when DOCS_DIR changes (a test's folder of pages). */
-function library(): DocsLibrary {
-  const dir = process.env.DOCS_DIR;
-  if (opened?.dir !== dir || !opened) opened = { dir, library: defaultDocsLibrary() };
-  return opened.library;
-}
+import { getDocsPage } from './docs.service.ts';
 
 /** The user docs for the client's docs pages (no sign-in needed). */
 export const docsOperations = bindOperations('Documentation', routes.docs, {
@@ -19,7 +11,7 @@ export const docsOperations = bindOperations('Documentation', routes.docs, {
     errors: ['not_found'],
     actor: 'none',
     cache: 'no-cache',
-    run: ({ params }) => getDocsPage(library(), params.lang, ''),
+    run: ({ deps, params }) => getDocsPage(deps.docs, params.lang, ''),
   },
   page: {
     reply: docsPageSchema,
@@ -27,6 +19,6 @@ export const docsOperations = bindOperations('Documentation', routes.docs, {
     errors: ['not_found'],
     actor: 'none',
     cache: 'no-cache',
-    run: ({ params }) => getDocsPage(library(), params.lang, params.page),
+    run: ({ deps, params }) => getDocsPage(deps.docs, params.lang, params.page),
   },
 });
