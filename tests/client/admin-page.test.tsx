@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * to its output, the count of images re-encoded and failed. The real server runs the job.
  */
 useDom();
-setDefaultTimeout(60_000);
+setDefaultTimeout(180_000);
 const { act, cleanup, fireEvent, within } = await import('@testing-library/react');
 const { openApp, until: untilPasses } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');

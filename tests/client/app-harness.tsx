@@ -17,12 +17,15 @@ export function openApp(url: string, token?: string) {
  * Retries a cheap check (plain selectors and values) until it passes. Not testing-library's waitFor: with
  * the server in this process, its polling kept the server's replies from reaching the screen on a busy
  * machine, where plain pauses let them through; and a failing expect on an element formats all of it.
+ * The bound only ends the loop of a broken test with the check's own failure: it is far past what a
+ * loaded CI machine (two test files and two busy loops on two cores) takes, so tests that use it get
+ * test timeouts longer still.
  */
-export async function until(check: () => void, timeout = 20_000): Promise<void> {
+export async function until(check: () => void | Promise<void>, timeout = 60_000): Promise<void> {
   const end = Date.now() + timeout;
   for (;;) {
     try {
-      check();
+      await check();
       return;
     } catch (error) {
       if (Date.now() > end) throw error;

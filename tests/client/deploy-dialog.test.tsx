@@ -18,7 +18,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  */
 useDom();
 // Each test drives whole screens and real deploy jobs: more than the default 5 s on a busy machine.
-setDefaultTimeout(90_000);
+setDefaultTimeout(180_000);
 const { act, cleanup, fireEvent, within } = await import('@testing-library/react');
 const { openApp, until } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');

@@ -8,7 +8,7 @@ import { startDeployWorld, type DeployWorld } from '../api/deploy-world.ts';
  * is answered with each refusal and a message no text depends on, so only the reason can choose the words.
  */
 useDom();
-setDefaultTimeout(60_000);
+setDefaultTimeout(180_000);
 const { act, cleanup, fireEvent, within } = await import('@testing-library/react');
 const { openApp, until } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');

@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  */
 useDom();
 // Each test drives whole screens against the real server (itch.io checks included): more than the default 5 s on a busy machine.
-setDefaultTimeout(60_000);
+setDefaultTimeout(180_000);
 const { act, cleanup, fireEvent, within } = await import('@testing-library/react');
 const { openApp, until: untilPasses } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');

@@ -18,7 +18,7 @@ import { installImageApis } from './image-apis.ts';
  */
 useDom();
 // The retry cases wait for spec §9's 5 s pauses.
-setDefaultTimeout(60_000);
+setDefaultTimeout(180_000);
 const { act, cleanup, fireEvent, render, within } = await import('@testing-library/react');
 const { App } = await import('../../src/client/app.tsx');
 const { until } = await import('./app-harness.tsx');

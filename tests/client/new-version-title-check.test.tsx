@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * another version took the title meanwhile.
  */
 useDom();
-setDefaultTimeout(60_000);
+setDefaultTimeout(180_000);
 const { act, fireEvent, within } = await import('@testing-library/react');
 const { openApp, until } = await import('./app-harness.tsx');
 const { setBearerToken } = await import('../../src/client/lib/api.ts');

@@ -13,7 +13,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * first, searchable; Add takes what is selected and shown).
  */
 useDom();
-setDefaultTimeout(60_000);
+setDefaultTimeout(180_000);
 const { act, fireEvent, within } = await import('@testing-library/react');
 const { until, openApp } = await import('./app-harness.tsx');
 const { setBearerToken } = await import('../../src/client/lib/api.ts');

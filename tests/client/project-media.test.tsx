@@ -13,10 +13,11 @@ import { installImageApis, pngFile } from './image-apis.ts';
  * members without patchProject only see the pictures.
  */
 useDom();
-setDefaultTimeout(60_000);
+setDefaultTimeout(240_000);
 const { act, cleanup, fireEvent, render, within } = await import('@testing-library/react');
 const { App } = await import('../../src/client/app.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');
+const { until } = await import('./app-harness.tsx');
 
 let server: TestServer;
 let team: Team;
@@ -63,19 +64,6 @@ afterEach(async () => {
   await server.trpc(team.owner.token).projects.media.put.mutate({ project: team.project.id, cover: null, screenshots: [] });
 });
 
-/** Retries a cheap check with plain pauses (waitFor's polling starved the in-process server). */
-async function until(check: () => void | Promise<void>, timeout = 20_000): Promise<void> {
-  const end = Date.now() + timeout;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > end) throw error;
-    }
-    await act(() => new Promise<void>((resolve) => setTimeout(resolve, 50)));
-  }
-}
 
 async function openOverview(token: string): Promise<HTMLElement> {
   cleanup();
@@ -189,7 +177,7 @@ describe('an owner sets the pictures', () => {
     const section = await openOverview(team.owner.token);
     pick(section, 'screenshots', [await pngFile(320, 200, 'flaky.png')]);
     await until(() => expect(shotsArea(section).querySelector('.project_media_upload_text')?.textContent).toBe('flaky.png: upload failed, retrying…'));
-    await until(() => expect(tileIds(section)[0] ?? '').not.toBe(''), 20_000);
+    await until(() => expect(tileIds(section)[0] ?? '').not.toBe(''));
     expect(partTries).toBe(2);
     await until(async () => expect((await saved()).screenshots).toHaveLength(1));
   });
@@ -210,7 +198,7 @@ describe('an owner sets the pictures', () => {
     pick(section, 'screenshots', many);
     expect(tiles(section)).toHaveLength(12);
     expect(failures()).toContain('At most 12 screenshots: the other files were not added.');
-    await until(() => expect(tileIds(section).every((id) => id !== '')).toBe(true), 40_000);
+    await until(() => expect(tileIds(section).every((id) => id !== '')).toBe(true));
     await until(async () => expect((await saved()).screenshots).toHaveLength(12));
     // Full: no more picking, the hint says why.
     expect(within(shotsArea(section)).queryByRole('button', { name: 'Add screenshots' })).toBeNull();

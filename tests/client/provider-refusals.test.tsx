@@ -15,7 +15,7 @@ import type { ExternalIntent, SignInProviderId } from '../../src/shared/schemas/
  * second server points GitHub and itch.io's API at a port nobody listens on.
  */
 useDom();
-setDefaultTimeout(60_000);
+setDefaultTimeout(180_000);
 const { act, cleanup, fireEvent, within } = await import('@testing-library/react');
 const { openApp, until } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');

@@ -11,7 +11,7 @@ import { startTestServer, type TestServer } from '../support/server.ts';
  * row now carries a secondary line: the versions it is in, its upload date, its size, its start file.
  */
 useDom();
-setDefaultTimeout(60_000);
+setDefaultTimeout(180_000);
 const { fireEvent, render, within } = await import('@testing-library/react');
 const { until, openApp } = await import('./app-harness.tsx');
 const { setBearerToken } = await import('../../src/client/lib/api.ts');

@@ -13,7 +13,7 @@ import { startLocalHelper, type LocalHelper } from './local-app-support.ts';
  * that only a player whose local app answers sees Install in the package rows.
  */
 useDom();
-setDefaultTimeout(60_000);
+setDefaultTimeout(180_000);
 const { cleanup } = await import('@testing-library/react');
 const { openApp, until } = await import('./app-harness.tsx');
 const { setApiOrigin, setBearerToken } = await import('../../src/client/lib/api.ts');

@@ -6,13 +6,14 @@ import { auth_provider_dialog_text_register } from '../../shared/i18n/paraglide/
 import { auth_provider_dialog_title } from '../../shared/i18n/paraglide/messages/auth_provider_dialog_title.js';
 import { auth_provider_link_only } from '../../shared/i18n/paraglide/messages/auth_provider_link_only.js';
 import { auth_providers_none } from '../../shared/i18n/paraglide/messages/auth_providers_none.js';
+import { state_loading } from '../../shared/i18n/paraglide/messages/state_loading.js';
 import { auth_redirecting } from '../../shared/i18n/paraglide/messages/auth_redirecting.js';
 import { dialog_cancel } from '../../shared/i18n/paraglide/messages/dialog_cancel.js';
 import { ProviderMark } from '../components/provider-mark.tsx';
 import type { SignInProviderInfo } from '../lib/app-info.ts';
 import { startExternalAuth } from '../lib/auth/start-external.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
-import { useSignInProviders } from '../lib/instance.ts';
+import { useInstanceKnown, useSignInProviders } from '../lib/instance.ts';
 import type { ExternalIntent } from '../../shared/schemas/external-auth.ts';
 import type { Dialogs } from './dialog-api.tsx';
 import { useDialogs } from './dialog-provider.tsx';
@@ -20,7 +21,7 @@ import { Modal } from './modal.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { auth_provider_button, auth_provider_dialog_text, auth_provider_dialog_text_link, auth_provider_dialog_text_register, auth_provider_dialog_title, auth_provider_link_only, auth_providers_none, auth_redirecting, dialog_cancel };
+const m = { auth_provider_button, auth_provider_dialog_text, auth_provider_dialog_text_link, auth_provider_dialog_text_register, auth_provider_dialog_title, auth_provider_link_only, auth_providers_none, auth_redirecting, dialog_cancel, state_loading };
 
 export type { ExternalIntent };
 
@@ -38,6 +39,8 @@ function AuthDialog({ intent, returnTo, onClose }: { intent: ExternalIntent; ret
   const providers = useSignInProviders(intent === 'link' ? 'link' : 'sign_in');
   // Offered for linking, not for signing in (itch.io): said so beside its button.
   const signingIn = useSignInProviders('sign_in');
+  // Until the instance says which services it offers, neither the list nor "no other service".
+  const known = useInstanceKnown();
   const linkOnly = (provider: SignInProviderInfo) => intent === 'link' && !signingIn.some((known) => known.id === provider.id);
   const [pending, setPending] = useState<SignInProviderInfo | null>(null);
   const text = intent === 'link' ? m.auth_provider_dialog_text_link() : intent === 'register' ? m.auth_provider_dialog_text_register() : m.auth_provider_dialog_text();
@@ -55,7 +58,9 @@ function AuthDialog({ intent, returnTo, onClose }: { intent: ExternalIntent; ret
 
   return (
     <Modal title={m.auth_provider_dialog_title()} onCancel={onClose} className="auth_dialog">
-      {providers.length === 0 ? (
+      {!known ? (
+        <p className="dialog_body" aria-busy="true">{m.state_loading()}</p>
+      ) : providers.length === 0 ? (
         <p className="dialog_body auth_providers_none">{m.auth_providers_none()}</p>
       ) : (
         <>

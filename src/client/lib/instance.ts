@@ -11,6 +11,11 @@ export function useInstance(): InstanceInfo {
   return query.data ?? fallback;
 }
 
+/** Whether the instance info has come (until then useInstance answers the fallback: no providers). */
+export function useInstanceKnown(): boolean {
+  return trpc.instance.info.useQuery(undefined, { staleTime: Infinity, retry: 1, refetchOnWindowFocus: false }).data !== undefined;
+}
+
 /**
  * The providers this instance offers, in the order of app-info's table: to sign in or register
  * (instance info signInProviders), or (link) to link to the signed-in account (linkProviders: itch.io
