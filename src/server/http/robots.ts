@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import { appUrlOf } from './app-url.ts';
 
 /** Where the store's sitemap is (domains/store/store.rest.ts GET /api/store/sitemap.xml). */
 const sitemapPath = '/api/store/sitemap.xml';
@@ -11,8 +12,7 @@ const sitemapPath = '/api/store/sitemap.xml';
  * allowed though it sits under /api/ (the longest matching rule wins). The play origin answers its own
  * robots.txt (everything disallowed: games are reached through their store page).
  */
-function robotsTxt(baseUrl: string): string {
-  const base = baseUrl.replace(/\/+$/, '');
+function robotsTxt(base: string): string {
   return [
     'User-agent: *',
     'Allow: /',
@@ -39,7 +39,7 @@ export function robotsRoute(config: Pick<Config, 'publicUrl'>): (request: Reques
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       return new Response('method not allowed', { status: 405, headers: { allow: 'GET, HEAD', 'content-type': 'text/plain;charset=utf-8' } });
     }
-    const body = robotsTxt(config.publicUrl ?? new URL(request.url).origin);
+    const body = robotsTxt(appUrlOf(config, request));
     return new Response(request.method === 'HEAD' ? null : body, { headers: { 'content-type': 'text/plain;charset=utf-8', 'cache-control': 'public, max-age=3600' } });
   };
 }

@@ -34,12 +34,12 @@ const expiredToken = 'The upload token expired: create the image again';
 
 /** Part PUTs go to `{appUrl}/api/uploads/content-images/{id}?token&part=0&hash`: the token authorises them. */
 function contentImageUploadUrl(appUrl: string, id: string): string {
-  return `${appUrl.replace(/\/+$/, '')}/api/uploads/content-images/${id}`;
+  return `${appUrl}/api/uploads/content-images/${id}`;
 }
 
 /** The absolute URL of one size (the app's origin: PUBLIC_URL, else the request's). */
 function contentImageUrl(appUrl: string, id: string, width: number): string {
-  return `${appUrl.replace(/\/+$/, '')}${contentImagePath(id, width)}`;
+  return `${appUrl}${contentImagePath(id, width)}`;
 }
 
 async function findContentImage(db: Executor, id: string, options: { lock?: boolean } = {}): Promise<ContentImageRow | undefined> {

@@ -135,11 +135,10 @@ export async function listLocalAppDownloads(deps: Deps, appUrl: string): Promise
   const host = hostLocalAppPlatform();
   if (host) await ensureBuilt(deps, host).catch(() => undefined);
   const files = await Promise.all(localAppPlatforms.map((platform) => statPlatform(deps.config.localApp.dir, platform)));
-  const base = appUrl.replace(/\/+$/, '');
   return {
     downloads: files
       .filter((file) => file !== undefined)
-      .map((file) => ({ platform: file.platform, fileName: file.fileName, size: file.size, url: `${base}/api/local-app/${file.platform}` })),
+      .map((file) => ({ platform: file.platform, fileName: file.fileName, size: file.size, url: `${appUrl}/api/local-app/${file.platform}` })),
   };
 }
 

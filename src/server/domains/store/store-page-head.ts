@@ -7,6 +7,7 @@ import { store_meta_fallback_description } from '../../../shared/i18n/paraglide/
 import { store_title } from '../../../shared/i18n/paraglide/messages/store_title.js';
 import type { StoreProject } from '../../../shared/schemas/store.ts';
 import { simplePageMeta, type PageMetaContext } from '../../../shared/store/page-meta.ts';
+import { appUrlOf } from '../../http/app-url.ts';
 import { storePlayMeta, storeProjectMeta, type StoreMetaTexts } from '../../../shared/store/store-meta.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
@@ -41,7 +42,7 @@ export function createPageHeads(deps: Deps): PageHeads {
   const appName = deps.config.appName;
 
   const contextOf = (url: URL, language: PageLanguage): PageMetaContext => ({
-    baseUrl: (deps.config.publicUrl ?? url.origin).replace(/\/+$/, ''),
+    baseUrl: appUrlOf(deps.config, url),
     appName,
     language: language.code,
     languageInUrl: language.inUrl,

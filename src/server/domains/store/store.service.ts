@@ -129,7 +129,7 @@ function sitemapUrl(base: string, path: string, lastmod: string | null): string 
  * project's store page, with the last publish to one of its public branches as lastmod (branches have
  * no page of their own); each with its language alternates (issue 21).
  */
-export async function getStoreSitemap(deps: Deps, baseUrl: string): Promise<string> {
+export async function getStoreSitemap(deps: Deps, base: string): Promise<string> {
   const rows = await deps.db
     .select({
       id: projects.id,
@@ -140,7 +140,6 @@ export async function getStoreSitemap(deps: Deps, baseUrl: string): Promise<stri
     .from(projects)
     .where(eq(projects.isPublic, true))
     .orderBy(asc(projects.createdAt), asc(projects.id));
-  const base = baseUrl.replace(/\/+$/, '');
   const newest = await newestStoreIndexUpdate(deps);
   const urls = [sitemapUrl(base, '/store', newest ? lastmodOf(newest) : null), ...rows.map((row) => sitemapUrl(base, `/store/${encodeURIComponent(row.id)}`, row.lastPublished))];
   return `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">\n${urls.join('\n')}\n</urlset>\n`;

@@ -31,7 +31,7 @@ export async function startExternalAuth(deps: Deps, actor: Actor, rawQuery: unkn
   if (query.intent !== 'link') assertSignsIn(query.provider);
   const userId = query.intent === 'link' ? requireBrowserSession(actor).userId : null;
   const token = generateToken('xs');
-  const redirectUri = `${appUrl.replace(/\/+$/, '')}/oauth`;
+  const redirectUri = `${appUrl}/oauth`;
   const started = await provider.start({ redirectUri, state: token });
   await saveStartFlow(deps.db, { token, provider: query.provider, intent: query.intent, userId, redirectUri, sealedState: deps.keys.sealSecret(JSON.stringify(started.secret)) });
   return { url: started.url, postParams: started.postParams, token };

@@ -33,7 +33,7 @@ function normalizeTags(tags: readonly string[]): string[] {
 
 /** PUT parts go to `{appUrl}/api/uploads/{id}?token=...`: the token authorises them, no bearer needed. */
 function uploadUrlOf(appUrl: string, packageId: string): string {
-  return `${appUrl.replace(/\/+$/, '')}/api/uploads/${packageId}`;
+  return `${appUrl}/api/uploads/${packageId}`;
 }
 
 /**
