@@ -6,6 +6,10 @@
  *
  * The network calls and the peer connection are injected (the page passes the REST client and
  * `new RTCPeerConnection`; the unit tests pass fakes).
+ *
+ * Not simple-peer (named in the founding design): unmaintained since 2021, it needs Buffer and stream
+ * polyfills in a browser bundle, and it connected about 300 ms slower than a plain RTCPeerConnection
+ * against werift when both were measured (STACK-NOTES.md).
  */
 import { cloudPlayRetryMs, noMachineOnlineReason, type CloudSessionState, type CreatedCloudSession } from '../../shared/schemas/cloud-play.ts';
 import { refusalReasonOf } from '../../shared/refusal-reasons.ts';

@@ -1,6 +1,13 @@
 import { outOfStorageMessage } from '../../shared/errors.ts';
 import { AppError } from '../errors.ts';
 
+/*
+ * A full disk is one answer, out_of_storage (507) with one sentence, wherever in an error's cause
+ * chain it shows: the file store throws it itself; the REST error handler (http/error-handler.ts) and
+ * tRPC's mapErrors (trpc/init.ts) turn any other into it and log `out of storage`. Clients (ApiError.retryable) do
+ * not retry it.
+ */
+
 /** Errno codes of a filesystem that has no room left (a full disk, a user's quota). */
 const fullFilesystemCodes = new Set(['ENOSPC', 'EDQUOT']);
 /** PostgreSQL's disk_full (SQLSTATE 53100). */

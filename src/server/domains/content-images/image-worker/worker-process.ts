@@ -4,6 +4,15 @@ import { runsCompiled } from '../../../config.ts';
 import type { Logger } from '../../../logger.ts';
 import { imageWorkerCommand, memoryCapExitCode, workerEnv, type WorkerMessage, type WorkerOutput, type WorkerRequest } from './protocol.ts';
 
+/**
+ * The server's side of the image worker (worker-main.ts), one long-lived child per server spoken to
+ * over Bun's IPC (protocol.ts, 'advanced' serialisation). The child gets none of the server's
+ * environment but PATH/HOME/TMPDIR, its own UV_THREADPOOL_SIZE and MALLOC_ARENA_MAX=2, and runs at
+ * nice 10. Ending past its memory cap (IMAGE_WORKER_MEMORY_MB, memoryCapExitCode) refuses the image it
+ * held; any other end fails its images as stopped (the service answers timeout: finalize again) and the
+ * next request starts a fresh worker; a worker left past half its cap is retired when idle. The
+ * encodings stream back one message each, stored as they come.
+ */
 export type WorkerSettings = { memoryBytes: number; threads: number; log: Logger };
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
