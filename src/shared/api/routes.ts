@@ -232,6 +232,10 @@ export const routes = {
     storeUrl: get(`${storePackage}/download`).query<typeof downloadQuery>().reply<typeof downloadUrlSchema>(),
     storeTorrent: get(`${storePackage}/torrent`).stream(),
     storeSpace: get(`${storePackage}/space`).reply<typeof packageSpaceSchema>(),
+    /** The bytes a download URL points to (signed in its path: no bearer); Range and HEAD. */
+    file: get('/files/:package/:kind/:expires/:signature/:filename').stream(),
+    /** A public package's ZIP without a signature (the torrent's web seed). */
+    publicFile: get('/files/:package/:kind/public/:filename').stream(),
   },
   contentImages: {
     /** Spec §4 paste flow: the record, then the bytes as part 0 to uploadInfo.uploadUrl, then finalize. */

@@ -53,4 +53,6 @@ export const packageDownloadOperations = bindOperations('Packages', routes.packa
     errors: store,
     run: ({ deps, params }) => getStorePackageSpace(deps, params.project, params.branch, params.package),
   },
+  file: handwritten('bytes of a file with Range, HEAD from the layout and CORS, authorised by the signature in its path (downloads.rest.ts)'),
+  publicFile: handwritten("a public package's ZIP as a torrent web seed: bytes with Range and CORS (downloads.rest.ts)"),
 });

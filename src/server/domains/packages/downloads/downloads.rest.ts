@@ -54,8 +54,8 @@ export function packageDownloadRoutes(deps: Deps) {
     serveFile(deps, request, { packageId: params.package!, kind: params.kind!, expires: params.expires!, signature: params.signature! });
   const publicFile = ({ request, params }: { request: Request; params: Record<string, string> }) =>
     serveFile(deps, request, { packageId: params.package!, kind: params.kind!, public: true });
-  const signedPath = '/files/:package/:kind/:expires/:signature/:filename';
-  const publicPath = '/files/:package/:kind/public/:filename';
+  const signedPath = routes.packageDownloads.file.path;
+  const publicPath = routes.packageDownloads.publicFile.path;
   const fileDetail = { detail: { summary: 'Bytes of a download URL (Range, HEAD; no bearer needed; an index also as an RFC 9842 dcz delta against an older index of the project)', tags: ['Packages'] } };
   return new Elysia({ tags: ['Packages'] })
     // Elysia answers HEAD on a path with parameters by running the GET handler and reading its whole
