@@ -4,7 +4,6 @@ import { ConfigError } from './config.ts';
 import type { Deps } from './deps.ts';
 import { clientRoutes } from './http/client-assets.ts';
 import { createPageHeads } from './domains/store/store-page-head.ts';
-import { defaultDocsLibrary } from './domains/docs/docs.service.ts';
 import { pageStatusOf } from './domains/pages/page-status.service.ts';
 import { pageCaller } from './http/page-caller.ts';
 import { healthRoutes, startLoopLagMonitor } from './http/health.ts';
@@ -100,7 +99,6 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
   const security = baseSecurityHeaders(deps.config);
   const apiHeaders = { ...security, 'content-security-policy': apiPolicy };
   const loopLag = startLoopLagMonitor();
-  const docsLibrary = defaultDocsLibrary();
   let server: ReturnType<typeof Bun.serve>;
   try {
     server = Bun.serve({
@@ -120,7 +118,7 @@ export function startServer(givenDeps: Deps, options: ServerOptions): RunningSer
           // Public pages' titles, descriptions and link previews from the store cache (issue 21).
           pageHead: createPageHeads(deps),
           // 404 where the screen says "not found" (unknown paths, projects this caller cannot see).
-          pageStatus: (request, url) => pageStatusOf(deps, docsLibrary, () => pageCaller(deps, request), url.pathname),
+          pageStatus: (request, url) => pageStatusOf(deps, () => pageCaller(deps, request), url.pathname),
         }),
         ...secureRoutes({ '/robots.txt': robotsRoute(deps.config) }, apiHeaders),
         // The upload worker is its own bundle (worker-assets.ts): Bun's HTML bundler has no worker entries.

@@ -10,7 +10,7 @@ export type RawBody = Blob | ArrayBuffer | Uint8Array<ArrayBuffer> | ReadableStr
  * are used: the table costs no zod code in a bundle. `body: 'raw'` sends bytes; `reply: 'stream'` hands
  * the answer over as a Response (server-sent events, a .torrent) instead of parsed JSON.
  */
-export type RouteShape = {
+type RouteShape = {
   query: z.ZodType | undefined;
   body: z.ZodType | 'raw' | undefined;
   /** The tRPC input's field holding a body that is not an object (a boolean, a description); never for REST. */
@@ -26,7 +26,7 @@ type EmptyShape = { query: undefined; body: undefined; bodyKey: undefined; reply
  * One REST route under the API root: method, path with `:params`, and (as types) its query, body and
  * reply. Built with get/post/put/patch/del(path).query<typeof schema>().body<...>().reply<...>().
  */
-export class Route<M extends HttpMethod = HttpMethod, P extends string = string, S extends RouteShape = RouteShape> {
+class Route<M extends HttpMethod = HttpMethod, P extends string = string, S extends RouteShape = RouteShape> {
   /** Never set: carries S for the type checker. */
   declare readonly shape?: S;
 
@@ -92,7 +92,7 @@ export type PathParams<P extends string> = P extends `${string}:${infer Name}/${
 /** What a caller sends as the query (z.input: defaults may be left out). */
 export type QueryOf<R> = ShapeOf<R>['query'] extends z.ZodType ? z.input<ShapeOf<R>['query']> : undefined;
 /** What a caller sends as the body (z.input), or bytes for a raw route. */
-export type BodyOf<R> = ShapeOf<R>['body'] extends 'raw' ? RawBody : ShapeOf<R>['body'] extends z.ZodType ? z.input<ShapeOf<R>['body']> : undefined;
+type BodyOf<R> = ShapeOf<R>['body'] extends 'raw' ? RawBody : ShapeOf<R>['body'] extends z.ZodType ? z.input<ShapeOf<R>['body']> : undefined;
 /** What the call resolves with: the reply as the server produced it (z.infer), or the Response of a stream. */
 export type ReplyOf<R> = ShapeOf<R>['reply'] extends 'stream' ? Response : ShapeOf<R>['reply'] extends z.ZodType ? z.infer<ShapeOf<R>['reply']> : never;
 

@@ -1,17 +1,10 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
+import type { DocsPage } from '../../../shared/api/replies.ts';
 import { AppError, badParam, notFound } from '../../errors.ts';
 
-/** The user documentation: docs/{lang}/{page}.md, English as the fallback language. */
-export type DocsPage = {
-  markdown: string;
-  /** The language of the markdown returned (the requested one, or 'en' when it has no translation). */
-  lang: string;
-  requestedLang: string;
-  /** Every language this page exists in, sorted. */
-  available: string[];
-};
+/** The user documentation: docs/{lang}/{page}.md, English as the fallback language (DocsPage: lang is the one returned, available sorted). */
 
 const fallbackDocsLang = 'en';
 /** BCP 47-ish tags as used by the locales (en, pt-BR, zh-Hans); nothing that can name another folder. */

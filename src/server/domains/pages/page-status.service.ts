@@ -3,7 +3,7 @@ import { matchPathname } from '../../../shared/routes/match.ts';
 import type { Deps } from '../../deps.ts';
 import { AppError } from '../../errors.ts';
 import type { Actor } from '../auth/actor.ts';
-import { getDocsPage, type DocsLibrary } from '../docs/docs.service.ts';
+import { getDocsPage } from '../docs/docs.service.ts';
 import { getProject } from '../projects/projects.service.ts';
 import { getStoreProject } from '../store/store.service.ts';
 
@@ -25,7 +25,7 @@ const idPattern = /^[A-Za-z0-9_-]{1,64}$/;
  * does not exist and /admin for anyone but an instance administrator are 404, as their screens say
  * "not found". The caller is resolved only when the answer depends on it.
  */
-export async function pageStatusOf(deps: Deps, docs: DocsLibrary, caller: () => Promise<Actor>, pathname: string): Promise<PageStatus> {
+export async function pageStatusOf(deps: Deps, caller: () => Promise<Actor>, pathname: string): Promise<PageStatus> {
   if (pathname.length > 2000) return 404;
   const match = matchPathname(appRoutes, pathname);
   if (!match) return 404;
@@ -38,7 +38,7 @@ export async function pageStatusOf(deps: Deps, docs: DocsLibrary, caller: () => 
     if (!idPattern.test(params.project ?? '')) return 404;
     return found(async () => getProject(deps, await caller(), params.project!));
   }
-  if (screen === 'docs') return found(() => getDocsPage(docs, params.lang ?? '', params.page ?? ''));
+  if (screen === 'docs') return found(() => getDocsPage(deps.docs, params.lang ?? '', params.page ?? ''));
   if (screen === 'admin') {
     const actor = await caller();
     return actor.kind === 'user' && actor.isAdmin ? 200 : 404;
