@@ -8,7 +8,7 @@ import { appRouter } from '../../src/server/trpc/router.ts';
 import { routes } from '../../src/shared/api/routes.ts';
 
 /**
- * The client rule (src/client/README.md, docs/architecture.md "Web client"): React screens use the tRPC
+ * The client rule (src/client/README.md, docs/architecture.md "The client rule"): React screens use the tRPC
  * hooks of an operation, so each datum has one cache that every screen reads and invalidates; code outside
  * React (the upload worker, plain modules, the CLI, the agents) uses the shared REST client. Checked over
  * every .tsx file of src/client and every .ts file there that uses React (imports it or calls a hook):
