@@ -150,6 +150,45 @@ describe('who may deploy', () => {
   });
 });
 
+describe('one cache for the deploy sites', () => {
+  test("a site added on the manage page is in the deploy dialog's list at once, without a reload", async () => {
+    const team = await makeTeam(main.server);
+    const key = itchKey();
+    itch.setKey(key, itchAccount('cachedev', ['game']));
+    const credential = await main.server.fetch('/api/users/me/deploy-credentials', { method: 'POST', token: team.owner.token, json: { title: 'itch key', provider: 'itch', key } });
+    expect(credential.status).toBe(200);
+    const version = await main.server.fetch(`/api/projects/${team.project.id}/versions`, { method: 'POST', token: team.owner.token, json: { title: '0.2', description: '' } });
+    const { id: versionId } = (await version.json()) as { id: string };
+    const path = `/projects/${team.project.id}/versions/${versionId}`;
+
+    // The dialog lists no site (and has read the list: it is in the page's cache now).
+    openApp(path, team.owner.token);
+    let dialog = await openDeployDialog();
+    const notice = await appeared(dialog, '[data-testid="deploy-no-sites"]');
+    // Its link goes to the manage page in the same app (no reload) and closes the dialog.
+    click(within(notice).getByRole('link', { name: 'manage page' }));
+    await dialogClosed();
+    expect(location.pathname).toBe(`/projects/${team.project.id}/manage`);
+
+    // The manage page adds a site (deploys.sites.create over tRPC).
+    const sites = await appeared(document, 'section[aria-labelledby="manage-deploy"]');
+    click(await appeared(sites, 'button.button_primary'));
+    const add = await appeared(document, 'dialog.deploy_site_dialog');
+    click(await appeared(add, 'input[type="radio"][value="cachedev/game"]'));
+    click(within(add).getByRole('button', { name: 'Add' }));
+    await dialogClosed();
+    await appeared(document, 'li.deploy_site_item');
+
+    // Back on the version page in the same app: the dialog lists the new site.
+    await act(() => history.pushState(null, '', path));
+    dialog = await openDeployDialog();
+    const select = (await appeared(dialog, 'select[name="site"]')) as HTMLSelectElement;
+    expect([...select.options].map((option) => option.textContent)).toEqual(['Choose a site', 'cachedev/game (itch.io)']);
+    click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await dialogClosed();
+  });
+});
+
 describe('the form', () => {
   test('Deploy is disabled with no site; the two §5 refusals appear word for word and keep it disabled', async () => {
     openApp(versionPath(main), main.team.owner.token);

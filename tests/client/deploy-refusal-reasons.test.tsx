@@ -1,11 +1,12 @@
 import { useDom } from './setup.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, setDefaultTimeout, test } from 'bun:test';
 import { startDeployWorld, type DeployWorld } from '../api/deploy-world.ts';
+import { answerTrpc, type RestCall } from './trpc-fake.ts';
 
 /**
  * Issue 30: the deploy dialog says a server refusal by its details.reason (src/shared/refusal-reasons.ts),
  * never by the English message. The real server serves the page and the form; the deploy call itself
- * is answered with each refusal and a message no text depends on, so only the reason can choose the words.
+ * (tRPC) is answered with each refusal and a message no text depends on, so only the reason can choose the words.
  */
 useDom();
 setDefaultTimeout(180_000);
@@ -51,11 +52,12 @@ async function refusalShownFor(status: number, body: { code: string; message: st
   await until(() => expect(dialog!.querySelector('li.deploy_package')).not.toBeNull());
   const deploy = within(dialog!).getByRole('button', { name: 'Deploy' }) as HTMLButtonElement;
   expect(deploy.disabled).toBe(false);
+  // The dialog's deploy call (tRPC deploys.version.start, read as its REST row) answers the refusal.
+  const isDeploy = (call: RestCall) => call.method === 'POST' && call.path.endsWith(`/versions/${world.versionId}/deploy`);
   globalThis.fetch = Object.assign(
-    (input: string | URL | Request, init?: RequestInit) => {
-      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (url.endsWith(`/versions/${world.versionId}/deploy`) && init?.method === 'POST') return Promise.resolve(Response.json(body, { status }));
-      return realFetch(input, init);
+    async (input: string | URL | Request, init?: RequestInit) => {
+      const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+      return (await answerTrpc(url, init, (call) => (isDeploy(call) ? { status, json: body } : undefined), realFetch)) ?? realFetch(input, init);
     },
     { preconnect: realFetch.preconnect },
   );

@@ -2,6 +2,7 @@ import { useDom } from './setup.ts';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test';
 import { registerUser } from '../support/accounts.ts';
 import { startTestServer, type TestServer } from '../support/server.ts';
+import { answerTrpc } from './trpc-fake.ts';
 
 /**
  * Issue 15, the web client's side of external sign-in: the authentication dialog, the oauth route's
@@ -41,6 +42,13 @@ function installFetch() {
   globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
     const url = new URL(String(input instanceof Request ? input.url : input));
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    // The screens' tRPC calls, read as the REST calls of their operations (trpc-fake.ts).
+    const answered = await answerTrpc(url, init, (call) => {
+      const answer = fake(call as Call);
+      if (answer) calls.push(call as Call);
+      return answer;
+    }, (single, options) => globalThis.fetch(single, options));
+    if (answered) return answered;
     if (url.pathname.startsWith('/api/')) {
       const text = typeof init?.body === 'string' ? init.body : undefined;
       const call: Call = { method, path: url.pathname.slice(4), query: Object.fromEntries(url.searchParams), body: text ? JSON.parse(text) : undefined };

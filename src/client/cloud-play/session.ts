@@ -4,8 +4,8 @@
  * RTCPeerConnection → the answer to connect → playing once the connection is connected; then the
  * session's state is watched until it ends. What happens is reported as the events of machine.ts.
  *
- * The network calls and the peer connection are injected (the page passes the REST client and
- * `new RTCPeerConnection`; the unit tests pass fakes).
+ * The network calls and the peer connection are injected (the page passes its tRPC calls and
+ * `new RTCPeerConnection`; the unit tests pass fakes); their failures are read from either client.
  *
  * Not simple-peer (named in the founding design): unmaintained since 2021, it needs Buffer and stream
  * polyfills in a browser bundle, and it connected about 300 ms slower than a plain RTCPeerConnection
@@ -13,6 +13,7 @@
  */
 import { cloudPlayRetryMs, noMachineOnlineReason, type CloudSessionState, type CreatedCloudSession } from '../../shared/schemas/cloud-play.ts';
 import { refusalReasonOf } from '../../shared/refusal-reasons.ts';
+import { TRPCClientError } from '@trpc/client';
 import { ApiError } from '../../shared/api/errors.ts';
 import { sleep } from '../../shared/sleep.ts';
 import type { CloudPlayEvent, CloudPlayFailure } from './machine.ts';
@@ -59,9 +60,26 @@ const unreachableGraceMs = 90_000;
 const gatherTimeoutMs = 3000;
 const stopCloseMs = 2000;
 
+/** What a failed call says, from the REST client (ApiError) or the tRPC client (TRPCClientError, its data). */
+type CallFailure = { code: string; status: number; details: unknown; retryable: boolean };
+
+function failureOf(error: unknown): CallFailure | undefined {
+  if (error instanceof ApiError) return { code: error.code, status: error.status, details: error.details, retryable: error.retryable };
+  if (!(error instanceof TRPCClientError)) return undefined;
+  const data = error.data as { code?: unknown; httpStatus?: unknown; details?: unknown } | undefined;
+  if (typeof data?.code === 'string') {
+    const status = typeof data.httpStatus === 'number' ? data.httpStatus : 0;
+    return { code: data.code, status, details: data.details, retryable: data.code !== 'out_of_storage' && (status >= 500 || status === 408) };
+  }
+  // No answer of this server's: the network failed, or a proxy answered for it (its page is no tRPC reply).
+  const aborted = [error, (error as { cause?: unknown }).cause].some((item) => (item as { name?: unknown } | undefined)?.name === 'AbortError');
+  return aborted ? { code: 'request_aborted', status: 0, details: undefined, retryable: false } : { code: 'network', status: 0, details: undefined, retryable: true };
+}
+
 /** The error body's code is `timeout` (spec §4: the only failure of session init that is asked again). */
 export function isTimeoutError(error: unknown): boolean {
-  if (error instanceof ApiError) return error.code === 'timeout';
+  const failure = failureOf(error);
+  if (failure) return failure.code === 'timeout';
   const data = (error as { data?: { code?: unknown } } | null)?.data;
   return typeof data === 'object' && data !== null && data.code === 'timeout';
 }
@@ -71,7 +89,8 @@ export function isTimeoutError(error: unknown): boolean {
  * its own page: `http_5xx`). The server restarting looks like this; a catalogued error is its answer.
  */
 export function isUnreachable(error: unknown): boolean {
-  return error instanceof ApiError && (error.code === 'network' || /^http_5\d\d$/.test(error.code));
+  const code = failureOf(error)?.code;
+  return code !== undefined && (code === 'network' || /^http_5\d\d$/.test(code));
 }
 
 /**
@@ -98,13 +117,14 @@ export async function whileUnreachable<T>(
 
 /** The create call's refusal while no machine is online (details.reason no_machine_online). */
 function isNoMachineOnline(error: unknown): boolean {
-  const details = error instanceof ApiError ? error.details : (error as { data?: { details?: unknown } } | null)?.data?.details;
+  const details = failureOf(error)?.details ?? (error as { data?: { details?: unknown } } | null)?.data?.details;
   return refusalReasonOf(details) === noMachineOnlineReason;
 }
 
 /** connect's refusal of a second answer: after a retry, the first one got through. */
 function isAlreadyConnected(error: unknown): boolean {
-  return error instanceof ApiError && error.code === 'name_conflict' && refusalReasonOf(error.details) === 'already_connected';
+  const failure = failureOf(error);
+  return failure?.code === 'name_conflict' && refusalReasonOf(failure.details) === 'already_connected';
 }
 
 /**
@@ -339,7 +359,7 @@ export class CloudPlayRunner {
         state = await this.options.api.state(run.token, signal);
       } catch (error) {
         if (signal.aborted) return;
-        if (error instanceof ApiError && error.retryable) continue;
+        if (failureOf(error)?.retryable) continue;
         throw error;
       }
       if (this.current !== run) return;

@@ -1,5 +1,4 @@
 import { useEffect, useId, useState, type FormEvent, type ReactNode } from 'react';
-import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { deploy_dialog_channel } from '../../shared/i18n/paraglide/messages/deploy_dialog_channel.js';
 import { deploy_dialog_channel_invalid } from '../../shared/i18n/paraglide/messages/deploy_dialog_channel_invalid.js';
@@ -19,12 +18,10 @@ import { DeployChannel, DeployJobStatus } from '../components/deploy-job.tsx';
 import { FormField } from '../components/form-field.tsx';
 import { ErrorState, LoadingState } from '../components/states.tsx';
 import { TagList } from '../components/tag-list.tsx';
-import { api } from '../lib/api.ts';
 import { deployProviderLabels } from '../lib/deploy-providers.ts';
 import { forgetStoredDeploy, saveStoredDeploy, storedDeployOf, useWatchedJobs, type StoredDeploy } from '../lib/deploy-jobs.ts';
 import { rich, slot } from '../lib/i18n/rich.tsx';
 import { trpc } from '../lib/trpc.ts';
-import { routes } from '../../shared/api/routes.ts';
 import { defaultItchChannel, deployChannelSchema, findSharedChannel } from '../../shared/schemas/deploy.ts';
 import type { Project } from '../../shared/schemas/projects.ts';
 import { deployRefusalText, problemText, sharedChannelText } from './deploy-refusal.tsx';
@@ -49,11 +46,6 @@ const m = {
   deploy_progress_intro,
   dialog_cancel,
 };
-
-/** The project's deploy sites (GET .../deploy-sites, REST: its deployProblem tells what the server lacks). */
-const deploySitesKey = (projectId: string) => ['deploy-sites', projectId] as const;
-/** The version's deploys of the last week (GET .../versions/{version}/deploys). */
-export const versionDeploysKey = (projectId: string, versionId: string) => ['version-deploys', projectId, versionId] as const;
 
 /** Version ids whose dialog is on screen: the Deploy button and the reload check never open a second one. */
 const openDialogs = new Set<string>();
@@ -119,7 +111,9 @@ function DeployToSiteDialog({ project, versionId, resume, onStarted, onClose }: 
 type PackageChoice = { include: boolean; channel: string };
 
 function DeployForm({ project, versionId, onCancel, onStarted }: { project: Project; versionId: string; onCancel: () => void; onStarted: (deploy: StoredDeploy) => void }) {
-  const sites = useQuery({ queryKey: deploySitesKey(project.id), queryFn: ({ signal }) => api.call(routes.deploys.sites.list, { params: { project: project.id }, signal }) });
+  // The manage page's cache: a site added or deleted there is here at once (each site's deployProblem says what the server lacks).
+  const sites = trpc.deploys.sites.list.useQuery({ project: project.id });
+  const start = trpc.deploys.version.start.useMutation();
   const packages = trpc.packages.ofVersion.useQuery({ project: project.id, version: versionId });
   const ids = { problem: useId(), site: useId() };
   const [siteId, setSiteId] = useState('');
@@ -151,9 +145,11 @@ function DeployForm({ project, versionId, onCancel, onStarted }: { project: Proj
     setPending(true);
     setRefusal(undefined);
     try {
-      const reply = await api.call(routes.deploys.version.start, {
-        params: { project: project.id, version: versionId },
-        body: { site: site.id, packages: included.map((row) => ({ package: row.pkg.id, channel: row.channel })) },
+      const reply = await start.mutateAsync({
+        project: project.id,
+        version: versionId,
+        site: site.id,
+        packages: included.map((row) => ({ package: row.pkg.id, channel: row.channel })),
       });
       onStarted(storedDeployOf(project.id, versionId, reply.jobs));
     } catch (failure) {

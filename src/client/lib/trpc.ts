@@ -1,4 +1,4 @@
-import { httpBatchLink } from '@trpc/client';
+import { createTRPCClient, httpBatchLink, httpLink } from '@trpc/client';
 import { createTRPCReact } from '@trpc/react-query';
 import type { AppRouter } from '../../server/trpc/router.ts';
 import { apiUrl, authorizationHeaders } from './api.ts';
@@ -9,5 +9,15 @@ export const trpc = createTRPCReact<AppRouter>();
 export function createTrpcClient() {
   return trpc.createClient({
     links: [httpBatchLink({ url: apiUrl('/trpc'), headers: () => authorizationHeaders() })],
+  });
+}
+
+/**
+ * A client for a call that must outlive the page (keepalive: the cloud-play stop when the tab closes):
+ * one call per request, no bearer (the session's token in the input is its authorisation).
+ */
+export function createLeavingTrpcClient() {
+  return createTRPCClient<AppRouter>({
+    links: [httpLink({ url: apiUrl('/trpc'), fetch: (input, init) => fetch(input, { ...(init as RequestInit), keepalive: true }) })],
   });
 }

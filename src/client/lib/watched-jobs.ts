@@ -1,16 +1,18 @@
 import { useEffect, useState } from 'react';
 import { watchJobs, type WatchedJob } from '../../shared/api/jobs.ts';
 import { sleep } from '../../shared/sleep.ts';
-import { api, ApiError } from './api.ts';
+import { api } from './api.ts';
+import { toDisplayError } from './errors.ts';
 
 /**
  * Following jobs live from a screen (deploys, the admin page's maintenance jobs): the shared watchJobs
  * (src/shared/api/jobs.ts) bound to React.
  */
 
-/** A refusal the server will repeat (4xx: a forgotten job, a bad token), not worth asking again. */
+/** A refusal the server will repeat (4xx: a forgotten job, a bad token), not worth asking again; REST's or tRPC's. */
 export function isRefusal(error: unknown): boolean {
-  return error instanceof ApiError && error.status >= 400 && error.status < 500 && error.status !== 408 && error.status !== 429;
+  const { status } = toDisplayError(error);
+  return status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429;
 }
 
 export function isFinished(job: Pick<WatchedJob, 'status'> | undefined): boolean {

@@ -58,3 +58,11 @@ export function trpcRecordOf<T>(tree: T): TrpcTreeOf<T> {
   }
   return record as never;
 }
+
+/** The tRPC paths ('cloudPlay.init') of the operations the server holds open: no idle timeout on their request. */
+export function heldPathsOf(tree: unknown, prefix = ''): string[] {
+  return Object.entries(tree as Record<string, unknown>).flatMap(([key, node]) => {
+    if (!isBoundOperation(node)) return heldPathsOf(node, `${prefix}${key}.`);
+    return !isHandwritten(node.binding) && (node.binding as Binding<AnyRoute>).held ? [`${prefix}${key}`] : [];
+  });
+}

@@ -8,6 +8,8 @@ import { requestOriginOf } from '../http/request-origin.ts';
 import { isCrossSiteRequest } from '../http/same-origin.ts';
 import { sessionTokenFromCookie } from '../http/session-cookie.ts';
 import { AppError } from '../errors.ts';
+import { operations } from '../operations/operations.ts';
+import { heldPathsOf } from '../operations/trpc-door.ts';
 import { appRouter } from './router.ts';
 
 /**
@@ -15,9 +17,13 @@ import { appRouter } from './router.ts';
  * body guard has already read and checked the body (JSON only, bounded, shallow): tRPC gets that text.
  */
 export function trpcRoutes(deps: Deps) {
+  const held = new Set(heldPathsOf(operations));
   return new Elysia({ name: 'trpc' }).all(
     '/trpc/*',
     ({ request, server, body }) => {
+      // A held call (a long poll) in the request, batched or alone: as over REST, no idle timeout.
+      const paths = new URL(request.url).pathname.slice('/trpc/'.length).split(',');
+      if (paths.some((path) => held.has(path))) server?.timeout(request, 0);
       const checked = body as CheckedBodyText | null | undefined;
       const forwarded =
         request.method === 'GET' || request.method === 'HEAD'

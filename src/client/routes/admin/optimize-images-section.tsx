@@ -12,11 +12,10 @@ import { admin_job_running } from '../../../shared/i18n/paraglide/messages/admin
 import { admin_job_succeeded } from '../../../shared/i18n/paraglide/messages/admin_job_succeeded.js';
 import { dialog_error_message } from '../../../shared/i18n/paraglide/messages/dialog_error_message.js';
 import { JobLog } from '../../components/job-log.tsx';
-import { api } from '../../lib/api.ts';
 import { errorText, toDisplayError } from '../../lib/errors.ts';
 import { useLanguage } from '../../lib/i18n/index.ts';
+import { trpc } from '../../lib/trpc.ts';
 import { isFinished, useWatchedJobs } from '../../lib/watched-jobs.ts';
-import { routes } from '../../../shared/api/routes.ts';
 import type { WatchedJob } from '../../../shared/api/jobs.ts';
 import { optimizeContentImagesOutputSchema } from '../../../shared/schemas/content-images.ts';
 import type { JobStatusName } from '../../../shared/schemas/jobs.ts';
@@ -70,6 +69,7 @@ function storeToken(token: string): void {
  * content image's sizes, followed live (state, progress, log) and then its count of images and failures.
  */
 export function OptimizeImagesSection() {
+  const optimize = trpc.admin.optimizeContentImages.useMutation();
   const [token, setToken] = useState<string | null>(storedToken);
   const [starting, setStarting] = useState(false);
   const [problem, setProblem] = useState<string | undefined>();
@@ -81,7 +81,7 @@ export function OptimizeImagesSection() {
     setStarting(true);
     setProblem(undefined);
     try {
-      const started = await api.call(routes.admin.optimizeContentImages);
+      const started = await optimize.mutateAsync();
       storeToken(started.token);
       setToken(started.token);
     } catch (error) {

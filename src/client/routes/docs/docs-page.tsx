@@ -1,4 +1,3 @@
-import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, type MouseEvent } from 'react';
 import { Link, useLocation } from 'wouter';
 import { docs_fallback_notice } from '../../../shared/i18n/paraglide/messages/docs_fallback_notice.js';
@@ -6,10 +5,10 @@ import { docs_other_languages } from '../../../shared/i18n/paraglide/messages/do
 import { docs_title } from '../../../shared/i18n/paraglide/messages/docs_title.js';
 import { homeCrumb, Page } from '../../components/page.tsx';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
-import { api, ApiError } from '../../lib/api.ts';
-import { routes } from '../../../shared/api/routes.ts';
+import { toDisplayError } from '../../lib/errors.ts';
 import { subscribeLanguage, useLanguage } from '../../lib/i18n/index.ts';
 import { useScrollToHash } from '../../lib/scroll-to-hash.ts';
+import { trpc } from '../../lib/trpc.ts';
 import NotFound from '../not-found/not-found-page.tsx';
 import type { ViewProps } from '../routes.ts';
 import { renderMarkdown } from './markdown.ts';
@@ -30,16 +29,21 @@ export default function DocsPage({ params }: ViewProps) {
     () => subscribeLanguage((next) => navigate(`/docs/${encodeURIComponent(next)}/${page === 'index' ? '' : encodeURIComponent(page)}`, { replace: true })),
     [navigate, page],
   );
-  const docs = useQuery({
-    queryKey: ['documentation', lang, page],
-    queryFn: () => api.call(routes.docs.page, { params: { lang, page } }),
-    retry: (count, error) => !(error instanceof ApiError && error.status > 0 && error.status < 500) && count < 1,
-  });
+  const docs = trpc.docs.page.useQuery(
+    { lang, page },
+    {
+      // The server's refusal (a page that does not exist) is asked once; no answer or a 5xx once more.
+      retry: (count, error) => {
+        const { status } = toDisplayError(error);
+        return !(status !== undefined && status > 0 && status < 500) && count < 1;
+      },
+    },
+  );
   const markdown = docs.data?.markdown;
   const html = useMemo(() => (markdown === undefined ? undefined : renderMarkdown(markdown)), [markdown]);
   // Section links (`/docs/en/scale-out#jobs`): the heading once the page's markdown is on screen.
   useScrollToHash(html);
-  if (docs.error instanceof ApiError && docs.error.code === 'not_found') return <NotFound />;
+  if (docs.error && toDisplayError(docs.error).code === 'not_found') return <NotFound />;
   const heading = html?.title ?? m.docs_title();
   const crumbs = [homeCrumb(), { label: m.docs_title(), href: `/docs/${encodeURIComponent(lang)}/` }, ...(page === 'index' ? [] : [{ label: heading }])];
   return (

@@ -1,4 +1,3 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { auth_password } from '../../../shared/i18n/paraglide/messages/auth_password.js';
 import { auth_password_hint } from '../../../shared/i18n/paraglide/messages/auth_password_hint.js';
@@ -10,14 +9,11 @@ import { me_password_add } from '../../../shared/i18n/paraglide/messages/me_pass
 import { me_password_intro } from '../../../shared/i18n/paraglide/messages/me_password_intro.js';
 import { me_password_submit } from '../../../shared/i18n/paraglide/messages/me_password_submit.js';
 import { FormField } from '../../components/form-field.tsx';
-import { api } from '../../lib/api.ts';
 import { errorText, toDisplayError, type DisplayError } from '../../lib/errors.ts';
 import { fieldValue } from '../../lib/form.ts';
 import { trpc } from '../../lib/trpc.ts';
-import { routes } from '../../../shared/api/routes.ts';
 import { passwordShapeProblem, type PasswordProblem } from '../../../shared/schemas/password-rules.ts';
 import { passwordProblemOf, passwordProblemText } from '../sign-in/password-problem.ts';
-import { credentialsKey } from './credentials-query.ts';
 import { UserNameField } from '../sign-in/user-name-field.tsx';
 import { useAuth } from '../../lib/auth/auth.tsx';
 
@@ -31,9 +27,9 @@ const m = { auth_password, auth_password_hint, auth_pending, auth_user_name_hint
  * server, which also refuses common passwords and taken names. Closes itself once added.
  */
 export function AddPasswordForm({ id, onClose }: { id: string; onClose: () => void }) {
-  const queryClient = useQueryClient();
   const auth = useAuth();
   const utils = trpc.useUtils();
+  const addPassword = trpc.users.addPassword.useMutation();
   const [pending, setPending] = useState(false);
   const [passwordProblem, setPasswordProblem] = useState<PasswordProblem | undefined>();
   const [problem, setProblem] = useState<DisplayError | undefined>();
@@ -56,8 +52,8 @@ export function AddPasswordForm({ id, onClose }: { id: string; onClose: () => vo
     if (shape) return;
     setPending(true);
     try {
-      await api.call(routes.users.addPassword, { body: { name, password } });
-      await Promise.all([queryClient.invalidateQueries({ queryKey: credentialsKey }), utils.users.me.invalidate()]);
+      await addPassword.mutateAsync({ name, password });
+      await Promise.all([utils.users.credentials.invalidate(), utils.users.me.invalidate()]);
     } catch (error) {
       const shown = toDisplayError(error);
       const refusedPassword = passwordProblemOf(shown);

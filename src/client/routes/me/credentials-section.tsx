@@ -1,4 +1,3 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useId, useState } from 'react';
 import { me_credential_added } from '../../../shared/i18n/paraglide/messages/me_credential_added.js';
 import { me_credential_last_way_in } from '../../../shared/i18n/paraglide/messages/me_credential_last_way_in.js';
@@ -21,18 +20,17 @@ import { initialOf, RemotePicture } from '../../components/remote-picture.tsx';
 import { EmptyState, ErrorState, LoadingState } from '../../components/states.tsx';
 import { openAuthDialog } from '../../dialogs/auth-dialog.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
-import { api } from '../../lib/api.ts';
 import { toDisplayError } from '../../lib/errors.ts';
 import { useLanguage } from '../../lib/i18n/index.ts';
 import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { useSignInProviders } from '../../lib/instance.ts';
+import { trpc } from '../../lib/trpc.ts';
 import type { QueryOf } from '../../../shared/api/route.ts';
-import { routes } from '../../../shared/api/routes.ts';
+import type { routes } from '../../../shared/api/routes.ts';
 import { formatDate } from '../../../shared/format/date.ts';
 import { refusalReasonOf } from '../../../shared/refusal-reasons.ts';
 import type { Credential } from '../../../shared/schemas/external-auth.ts';
 import { AddPasswordForm } from './add-password-form.tsx';
-import { credentialsKey } from './credentials-query.ts';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
@@ -65,7 +63,7 @@ function isWebAddress(address: string | null): address is string {
 export function CredentialsSection() {
   const dialogs = useDialogs();
   const providers = useSignInProviders('link');
-  const credentials = useQuery({ queryKey: credentialsKey, queryFn: () => api.call(routes.users.credentials) });
+  const credentials = trpc.users.credentials.useQuery();
   const hasPassword = credentials.data?.some((credential) => credential.provider === 'password') ?? true;
   const [addingPassword, setAddingPassword] = useState(false);
   const passwordFormId = useId();
@@ -102,7 +100,9 @@ export function CredentialsSection() {
 
 function CredentialRow({ credential }: { credential: Credential }) {
   const dialogs = useDialogs();
-  const queryClient = useQueryClient();
+  const utils = trpc.useUtils();
+  const patchCredential = trpc.users.patchCredential.useMutation();
+  const unlinkCredential = trpc.users.unlinkCredential.useMutation();
   const { language } = useLanguage();
   const [pendingPublic, setPendingPublic] = useState<boolean | undefined>();
   const isPassword = credential.provider === 'password';
@@ -113,8 +113,8 @@ function CredentialRow({ credential }: { credential: Credential }) {
 
   const setPublic = async (isPublic: boolean) => {
     setPendingPublic(isPublic);
-    const saved = await dialogs.attempt(() => api.call(routes.users.patchCredential, { query: key, body: { isPublic } }));
-    if (saved) queryClient.setQueryData<Credential[]>(credentialsKey, (list) => list?.map((item) => (item.provider === saved.provider && item.name === saved.name ? saved : item)));
+    const saved = await dialogs.attempt(() => patchCredential.mutateAsync({ ...key, isPublic }));
+    if (saved) utils.users.credentials.setData(undefined, (list) => list?.map((item) => (item.provider === saved.provider && item.name === saved.name ? saved : item)));
     setPendingPublic(undefined);
   };
 
@@ -131,7 +131,7 @@ function CredentialRow({ credential }: { credential: Credential }) {
     if (!confirmed) return;
     for (;;) {
       try {
-        await api.call(routes.users.unlinkCredential, { query: key });
+        await unlinkCredential.mutateAsync(key);
         break;
       } catch (error) {
         if (isLastWayIn(error)) {
@@ -141,7 +141,7 @@ function CredentialRow({ credential }: { credential: Credential }) {
         if ((await dialogs.error(error, { retry: true })) === 'ok') return;
       }
     }
-    await queryClient.invalidateQueries({ queryKey: credentialsKey });
+    await utils.users.credentials.invalidate();
   };
 
   const noPicture = (

@@ -21,7 +21,6 @@ import { providerName } from '../../components/provider-mark.tsx';
 import { ErrorState, LoadingState } from '../../components/states.tsx';
 import { openAuthDialog } from '../../dialogs/auth-dialog.tsx';
 import { useDialogs } from '../../dialogs/dialog-provider.tsx';
-import { api } from '../../lib/api.ts';
 import { useAuth, type Auth } from '../../lib/auth/auth.tsx';
 import { finishExternalAuth, isFinishParamsProblem, takeExternalAuth, type ExternalAuthCalls, type FinishParamsProblem, type StoredExternalAuth } from '../../lib/auth/external-auth.ts';
 import { takeReturnTo } from '../../lib/auth/return-to.ts';
@@ -29,7 +28,7 @@ import { startExternalAuth } from '../../lib/auth/start-external.ts';
 import { toDisplayError } from '../../lib/errors.ts';
 import { rich, slot } from '../../lib/i18n/rich.tsx';
 import { useInstance } from '../../lib/instance.ts';
-import { routes } from '../../../shared/api/routes.ts';
+import { trpc } from '../../lib/trpc.ts';
 import type { Session } from '../../../shared/schemas/auth.ts';
 import { isRefusalReason, type RefusalReason } from '../../../shared/refusal-reasons.ts';
 import { signInProviderIds, type ExternalIntent, type SignInProviderId } from '../../../shared/schemas/external-auth.ts';
@@ -55,13 +54,25 @@ const m = {
   oauth_working,
 };
 
-/** The finishing calls over REST (src/shared/api): sign-in and registration set the session cookie. */
-const restCalls: ExternalAuthCalls = {
-  finish: (query) => api.call(routes.auth.externalFinish, { query }),
-  signIn: (token) => api.call(routes.auth.signInExternal, { query: { token } }),
-  register: (token) => api.call(routes.auth.registerExternal, { query: { token } }),
-  link: (token) => api.call(routes.users.linkCredential, { query: { token } }),
-};
+type TrpcUtils = ReturnType<typeof trpc.useUtils>;
+
+/**
+ * The finishing calls over tRPC: sign-in and registration set the session cookie (their procedures do,
+ * for this site's own pages only); a link refreshes the credentials /me lists.
+ */
+function finishingCalls(utils: TrpcUtils): ExternalAuthCalls {
+  const { client } = utils;
+  return {
+    finish: (query) => client.auth.externalFinish.mutate(query),
+    signIn: (token) => client.auth.signInExternal.mutate({ token }),
+    register: (token) => client.auth.registerExternal.mutate({ token }),
+    link: async (token) => {
+      const linked = await client.users.linkCredential.mutate({ token });
+      await utils.users.credentials.invalidate();
+      return linked;
+    },
+  };
+}
 
 /** A finishing step that failed, with what the start step had stored (its provider, intent and return page), if anything. */
 type Failure = { error: unknown; stored: StoredExternalAuth | undefined };
@@ -73,7 +84,7 @@ type Outcome = { next: string } | { failure: Failure };
  */
 let running: { keys: string[]; promise: Promise<Outcome> } | undefined;
 
-function finishOnce(auth: Auth): Promise<Outcome> {
+function finishOnce(auth: Auth, calls: ExternalAuthCalls): Promise<Outcome> {
   const key = location.href;
   if (running?.keys.includes(key)) return running.promise;
   const url = new URL(key);
@@ -82,7 +93,7 @@ function finishOnce(auth: Auth): Promise<Outcome> {
   history.replaceState(history.state, '', '/oauth');
   const promise = (async (): Promise<Outcome> => {
     try {
-      const flow = await finishExternalAuth(stored, url, restCalls);
+      const flow = await finishExternalAuth(stored, url, calls);
       // Spec §4: the session is fetched again after success (a link keeps the same session).
       await auth.refreshSession(flow.outcome === 'link' ? undefined : (flow.reply as Session));
       // The sign-in screens' remembered page is served by the stored return path now.
@@ -107,12 +118,13 @@ function finishOnce(auth: Auth): Promise<Outcome> {
  */
 export default function OauthPage() {
   const auth = useAuth();
+  const utils = trpc.useUtils();
   const [, navigate] = useLocation();
   const [failure, setFailure] = useState<Failure | undefined>();
 
   useEffect(() => {
     let active = true;
-    void finishOnce(auth).then((outcome) => {
+    void finishOnce(auth, finishingCalls(utils)).then((outcome) => {
       if (!active) return;
       if ('next' in outcome) navigate(outcome.next, { replace: true });
       else setFailure(outcome.failure);

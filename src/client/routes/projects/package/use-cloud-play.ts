@@ -1,25 +1,23 @@
 import { useCallback, useEffect, useReducer, useRef, useState } from 'react';
-import { createApiClient } from '../../../../shared/api/client.ts';
-import { routes } from '../../../../shared/api/routes.ts';
 import type { CloudPlaySettings } from '../../../../shared/schemas/cloud-play.ts';
 import { cloudPlayReducer, initialCloudPlayStatus, type CloudPlayStatus } from '../../../cloud-play/machine.ts';
 import { CloudPlayRunner, type CloudPlayApi } from '../../../cloud-play/session.ts';
-import { api, apiUrl } from '../../../lib/api.ts';
 import { toDisplayError } from '../../../lib/errors.ts';
+import { createLeavingTrpcClient, trpc } from '../../../lib/trpc.ts';
+
+type TrpcClient = ReturnType<typeof trpc.useUtils>['client'];
 
 /**
- * Stop when the page goes away: the request must outlive the page (keepalive), so it has its own
- * client. The session's token in the body is its authorisation: no bearer goes with it.
+ * The session's calls over tRPC. Stop when the page goes away must outlive it (keepalive): its own
+ * client, made then.
  */
-const leavingApi = createApiClient({ baseUrl: () => apiUrl(''), fetch: ((input, init) => fetch(input, { ...init, keepalive: true })) as typeof fetch });
-
-function cloudApiFor(target: { project: string; package: string }): CloudPlayApi {
+function cloudApiFor(client: TrpcClient, target: { project: string; package: string }): CloudPlayApi {
   return {
-    create: () => api.call(routes.cloudPlay.create, { params: target }),
-    init: (token, signal) => api.call(routes.cloudPlay.init, { body: { token }, signal }),
-    connect: (token, sdp, signal) => api.call(routes.cloudPlay.connect, { body: { token, sdp }, signal }),
-    state: (token, signal) => api.call(routes.cloudPlay.state, { query: { token }, signal }),
-    stop: (token, { leaving }) => (leaving ? leavingApi : api).call(routes.cloudPlay.stop, { body: { token } }),
+    create: () => client.cloudPlay.create.mutate(target),
+    init: (token, signal) => client.cloudPlay.init.mutate({ token }, { signal }),
+    connect: (token, sdp, signal) => client.cloudPlay.connect.mutate({ token, sdp }, { signal }),
+    state: (token, signal) => client.cloudPlay.state.query({ token }, { signal }),
+    stop: (token, { leaving }) => (leaving ? createLeavingTrpcClient() : client).cloudPlay.stop.mutate({ token }),
   };
 }
 
@@ -40,6 +38,7 @@ export type CloudPlay = {
  * or the tab closing) stops the session.
  */
 export function useCloudPlay(target: { project: string; package: string }): CloudPlay {
+  const { client } = trpc.useUtils();
   const [status, dispatch] = useReducer(cloudPlayReducer, initialCloudPlayStatus);
   const [stream, setStream] = useState<MediaStream>();
   const [settings, setSettings] = useState<CloudPlaySettings>();
@@ -50,7 +49,7 @@ export function useCloudPlay(target: { project: string; package: string }): Clou
   useEffect(() => {
     let trackStream: MediaStream | undefined;
     const runner = new CloudPlayRunner({
-      api: cloudApiFor(target),
+      api: cloudApiFor(client, target),
       createPeer: (config) => new RTCPeerConnection(config),
       dispatch,
       describeFailure: toDisplayError,

@@ -1,4 +1,3 @@
-import { useQueryClient } from '@tanstack/react-query';
 import { useLocation } from 'wouter';
 import { version_actions_label } from '../../../../shared/i18n/paraglide/messages/version_actions_label.js';
 import { version_delete } from '../../../../shared/i18n/paraglide/messages/version_delete.js';
@@ -11,7 +10,7 @@ import { version_repost } from '../../../../shared/i18n/paraglide/messages/versi
 import { version_save } from '../../../../shared/i18n/paraglide/messages/version_save.js';
 import { version_deploy } from '../../../../shared/i18n/paraglide/messages/version_deploy.js';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
-import { openDeployToSiteDialog, versionDeploysKey } from '../../../dialogs/deploy-to-site-dialog.tsx';
+import { openDeployToSiteDialog } from '../../../dialogs/deploy-to-site-dialog.tsx';
 import { VersionFormDialog } from '../../../dialogs/new-version-dialog.tsx';
 import { SelectBranchDialog } from '../../../dialogs/select-branch-dialog.tsx';
 import { toDisplayError } from '../../../lib/errors.ts';
@@ -39,8 +38,7 @@ export function VersionActions({ project, version, onPublished }: { project: Pro
   const publish = trpc.projects.versions.publish.useMutation();
   const patch = trpc.projects.versions.patch.useMutation();
   const remove = trpc.projects.versions.delete.useMutation();
-  const queryClient = useQueryClient();
-  const refreshDeploys = () => void queryClient.invalidateQueries({ queryKey: versionDeploysKey(project.id, version.id) });
+  const refreshDeploys = () => void utils.deploys.version.list.invalidate({ project: project.id, version: version.id });
   useResumeDeploy(project, version.id, refreshDeploys);
   const canPublish = can(project, 'publishVersion');
   const canDeploy = can(project, 'deployVersionToSite');

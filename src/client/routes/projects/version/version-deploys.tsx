@@ -1,5 +1,4 @@
 import { useEffect, useId } from 'react';
-import { useQuery } from '@tanstack/react-query';
 import { version_deploys_heading } from '../../../../shared/i18n/paraglide/messages/version_deploys_heading.js';
 import { version_deploys_intro } from '../../../../shared/i18n/paraglide/messages/version_deploys_intro.js';
 import { version_deploys_started } from '../../../../shared/i18n/paraglide/messages/version_deploys_started.js';
@@ -7,13 +6,12 @@ import { version_deploys_started_gone } from '../../../../shared/i18n/paraglide/
 import { DeployChannel, DeployJobStatus } from '../../../components/deploy-job.tsx';
 import { ErrorState } from '../../../components/states.tsx';
 import { useDialogs } from '../../../dialogs/dialog-provider.tsx';
-import { openDeployToSiteDialog, versionDeploysKey } from '../../../dialogs/deploy-to-site-dialog.tsx';
-import { api } from '../../../lib/api.ts';
+import { openDeployToSiteDialog } from '../../../dialogs/deploy-to-site-dialog.tsx';
 import { deployProviderLabels } from '../../../lib/deploy-providers.ts';
 import { forgetStoredDeploy, isFinished, isRefusal, readStoredDeploy, useWatchedJobs } from '../../../lib/deploy-jobs.ts';
 import { useLanguage } from '../../../lib/i18n/index.ts';
 import { rich, slot } from '../../../lib/i18n/rich.tsx';
-import { routes } from '../../../../shared/api/routes.ts';
+import { trpc } from '../../../lib/trpc.ts';
 import { formatDateTime } from '../../../../shared/format/date.ts';
 import { projectRoleNames, type Project } from '../../../../shared/schemas/projects.ts';
 
@@ -38,11 +36,7 @@ export function VersionDeploys({ project, versionId }: { project: Project; versi
   const headingId = useId();
   const member = isProjectMember(project);
   const { language } = useLanguage();
-  const deploys = useQuery({
-    queryKey: versionDeploysKey(project.id, versionId),
-    queryFn: ({ signal }) => api.call(routes.deploys.version.list, { params: { project: project.id, version: versionId }, signal }),
-    enabled: member,
-  });
+  const deploys = trpc.deploys.version.list.useQuery({ project: project.id, version: versionId }, { enabled: member });
   const listed = deploys.data ?? [];
   const watched = useWatchedJobs(listed.slice(0, watchedAtMost).map((job) => job.token));
   if (!member) return null;
@@ -86,6 +80,7 @@ export function VersionDeploys({ project, versionId }: { project: Project; versi
  */
 export function useResumeDeploy(project: Project, versionId: string, onStarted: () => void): void {
   const dialogs = useDialogs();
+  const utils = trpc.useUtils();
   useEffect(() => {
     const stored = readStoredDeploy(versionId);
     if (!stored || stored.projectId !== project.id) return;
@@ -93,7 +88,7 @@ export function useResumeDeploy(project: Project, versionId: string, onStarted: 
     void (async () => {
       let unfinished: boolean;
       try {
-        const states = await api.call(routes.jobs.state, { body: { tokens: stored.jobs.map((job) => job.token) }, signal: controller.signal });
+        const states = await utils.client.jobs.state.query({ tokens: stored.jobs.map((job) => job.token) }, { signal: controller.signal });
         unfinished = stored.jobs.some((_, index) => {
           const state = states.find((item) => item.index === index);
           return state !== undefined && !isFinished(state);
