@@ -19,7 +19,8 @@ let itch: FakeItchApi;
 let owner: TestUser;
 const ids: Record<string, string> = {};
 
-type Operation = { method: string; path: string; query: string[]; hasBody: boolean };
+/** refusals: per status the codes the document says the operation answers (none listed: hand-written, not checked). */
+type Operation = { method: string; path: string; query: string[]; hasBody: boolean; refusals: Map<number, string[]> };
 let operations: Operation[] = [];
 
 beforeAll(async () => {
@@ -42,13 +43,14 @@ beforeAll(async () => {
   ids.site = (await call('POST', `/api/projects/${project.id}/deploy-sites`, { credential: ids.credential, site: 'sweeper/game' })).id;
   // A finalized content image, so its finalize and media routes get the hostile input with a real id.
   ids.image = (await uploadContentImage(server, owner, project.id, await photoLike(64, 48), 64, 48)).id;
-  const document = (await (await server.fetch('/api/openapi.json')).json()) as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: unknown }>> };
+  const document = (await (await server.fetch('/api/openapi.json')).json()) as { paths: Record<string, Record<string, { parameters?: { in: string; name: string }[]; requestBody?: unknown; responses?: Record<string, ResponseObject> }>> };
   operations = Object.entries(document.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, operation]) => ({
       method: method.toUpperCase(),
       path,
       query: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
       hasBody: operation.requestBody !== undefined,
+      refusals: refusalsOf(operation.responses ?? {}),
     })),
   );
 }, 60_000);
@@ -82,15 +84,37 @@ const bodies: [string, unknown][] = [
 const hostileIds = ['a%00b', 'x'.repeat(300), '..%2F..%2Fetc%2Fpasswd', '%E2%80%AE', '1e309', '%20'];
 const hostileQuery = ['', NUL, 'x'.repeat(5000), '-1', '1e309', '[]', '{"$ne":null}'];
 
+type ResponseObject = { content?: { 'application/json'?: { schema?: { properties?: { code?: { enum?: string[] } } } } } };
+function refusalsOf(responses: Record<string, ResponseObject>): Map<number, string[]> {
+  const refusals = new Map<number, string[]>();
+  for (const [status, response] of Object.entries(responses)) {
+    const codes = response.content?.['application/json']?.schema?.properties?.code?.enum;
+    if (Number(status) >= 400 && codes) refusals.set(Number(status), codes);
+  }
+  return refusals;
+}
+
 function pathWith(path: string, replace: (name: string) => string): string {
   return path.replace(/\{([^}]+)\}/g, (_, name: string) => replace(name));
 }
 
-async function expectNoServerError(method: string, path: string, init: RequestInit & { json?: unknown } = {}): Promise<void> {
+/** Never a 500; a refusal is one the OpenAPI document lists for the operation (its binding's errors). */
+async function expectNoServerError(operation: Operation, path: string, init: RequestInit & { json?: unknown; token?: string } = {}): Promise<void> {
+  const { method } = operation;
   const response = await server.fetch(path, { method, token: owner.token, ...init, signal: AbortSignal.timeout(10_000) });
   const body = await response.text();
   // The failing call itself in the message, not just the number.
   expect(response.status < 500 ? 'answered' : `${method} ${path.slice(0, 200)} → ${response.status} ${body.slice(0, 300)}`).toBe('answered');
+  // 414/431: the HTTP server refused the request line itself, before any operation saw it.
+  if (response.status < 400 || response.status === 414 || response.status === 431 || operation.refusals.size === 0) return;
+  let code: string | undefined;
+  try {
+    code = (JSON.parse(body) as { code?: string }).code;
+  } catch {
+    code = `a body that is not JSON (${JSON.stringify(body.slice(0, 80))})`;
+  }
+  const listed = operation.refusals.get(response.status)?.includes(code ?? '') ?? false;
+  expect(listed ? 'listed' : `${method} ${operation.path} answered ${response.status} ${code}, not among its documented refusals`).toBe('listed');
 }
 
 test('no operation answers 500 to hostile bodies', async () => {
@@ -98,7 +122,7 @@ test('no operation answers 500 to hostile bodies', async () => {
   expect(withBodies.length).toBeGreaterThan(10);
   for (const operation of withBodies) {
     const path = pathWith(operation.path, (name) => ids[name] ?? 'unknown');
-    for (const [, json] of bodies) await expectNoServerError(operation.method, path, { json });
+    for (const [, json] of bodies) await expectNoServerError(operation, path, { json });
   }
 }, 60_000);
 
@@ -108,7 +132,7 @@ test('no operation answers 500 to hostile ids in its path', async () => {
   for (const operation of withIds) {
     for (const id of hostileIds) {
       const path = pathWith(operation.path, () => id);
-      await expectNoServerError(operation.method, path, operation.hasBody ? { json: { title: 'x' } } : {});
+      await expectNoServerError(operation, path, operation.hasBody ? { json: { title: 'x' } } : {});
     }
   }
 }, 60_000);
@@ -120,8 +144,21 @@ test('no operation answers 500 to hostile query values', async () => {
     const path = pathWith(operation.path, (name) => ids[name] ?? 'unknown');
     for (const value of hostileQuery) {
       const query = operation.query.map((name) => `${name}=${encodeURIComponent(value)}`).join('&');
-      await expectNoServerError(operation.method, `${path}?${query}`);
-      await expectNoServerError(operation.method, `${path}?${operation.query.map((name) => `${name}=a&${name}=b`).join('&')}`);
+      await expectNoServerError(operation, `${path}?${query}`);
+      await expectNoServerError(operation, `${path}?${operation.query.map((name) => `${name}=a&${name}=b`).join('&')}`);
+    }
+  }
+}, 60_000);
+
+test('signed out, with an unknown token and as a stranger to the project: every refusal is one the document lists', async () => {
+  const stranger = await registerUser(server);
+  const callers: (string | undefined)[] = [undefined, 'cs_not_a_token_of_this_server', stranger.token];
+  const swept = operations.filter((operation) => operation.refusals.size > 0 && operation.method !== 'DELETE');
+  expect(swept.length).toBeGreaterThan(40);
+  for (const token of callers) {
+    for (const operation of swept) {
+      const path = pathWith(operation.path, (name) => ids[name] ?? 'unknown');
+      await expectNoServerError(operation, path, { token, ...(operation.hasBody ? { json: { title: 'x' } } : {}) });
     }
   }
 }, 60_000);

@@ -9,6 +9,7 @@ import { bearerTokenOf } from '../http/bearer-token.ts';
 import { queryAsSent } from '../http/query-as-sent.ts';
 import { sessionTokenFromCookie } from '../http/session-cookie.ts';
 import { isHandwritten, type Binding, type BoundOperation } from './binding.ts';
+import { errorRepliesOf } from './error-replies.ts';
 import { paramsSchemaOf } from './inputs.ts';
 
 type Served = { request: Request; params: Record<string, string>; query: unknown; body: unknown; set: { headers: Record<string, string | number> }; server: { timeout(request: Request, seconds: number): void } | null };
@@ -30,7 +31,8 @@ function restRoute(deps: Deps, app: AnyElysia, route: AnyRoute, tag: string, bin
     ...(params ? { params } : {}),
     ...(binding.query ? { query: binding.query as z.ZodType, transform: queryAsSent } : {}),
     ...(binding.body ? { body: binding.body as z.ZodType } : {}),
-    response: binding.reply as z.ZodType,
+    // The reply and, for the OpenAPI document, the refusals it can answer (error-replies.ts).
+    response: { 200: binding.reply as z.ZodType, ...errorRepliesOf(binding.errors, binding.actor !== 'none') },
     detail: { summary: binding.summary, tags: [tag] },
   };
   return app.route(route.method, route.path, handler as never, hooks as never);

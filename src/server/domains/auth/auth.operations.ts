@@ -21,7 +21,7 @@ export const authOperations = bindOperations('Auth', routes.auth, {
     query: externalAuthFinishQuery,
     reply: finishedExternalAuthSchema,
     summary: 'Finish an external sign-in: the provider confirms the code; answers a single-use token for the next step',
-    errors: ['not_found', 'wrong_credentials', 'wrong_provider', 'timeout'],
+    errors: ['wrong_auth', 'not_found', 'wrong_credentials', 'wrong_provider', 'timeout'],
     // A stale bearer token must not stop a sign-in.
     actor: 'none',
     run: ({ deps, query }) => finishExternalAuth(deps, query),

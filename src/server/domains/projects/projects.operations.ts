@@ -66,7 +66,7 @@ export const descriptionOperations = bindOperations('Projects', routes.projects.
 });
 
 export const starOperations = bindOperations('Projects', routes.projects.star, {
-  get: { reply: starSchema, summary: 'Whether the caller starred the project', errors: reads, run: ({ deps, actor, params }) => getStar(deps, actor, params.project) },
+  get: { reply: starSchema, summary: 'Whether the caller starred the project', errors: [...reads, 'unauthorized'], run: ({ deps, actor, params }) => getStar(deps, actor, params.project) },
   put: { body: starSchema, reply: starSchema, summary: 'Star or unstar the project', errors: [...reads, 'unauthorized'], run: ({ deps, actor, params, body }) => putStar(deps, actor, params.project, body) },
 });
 
