@@ -8,7 +8,6 @@ import { auth_provider_link_only } from '../../shared/i18n/paraglide/messages/au
 import { auth_providers_none } from '../../shared/i18n/paraglide/messages/auth_providers_none.js';
 import { state_loading } from '../../shared/i18n/paraglide/messages/state_loading.js';
 import { auth_redirecting } from '../../shared/i18n/paraglide/messages/auth_redirecting.js';
-import { dialog_cancel } from '../../shared/i18n/paraglide/messages/dialog_cancel.js';
 import { ProviderMark } from '../components/provider-mark.tsx';
 import type { SignInProviderInfo } from '../lib/app-info.ts';
 import { startExternalAuth } from '../lib/auth/start-external.ts';
@@ -16,12 +15,13 @@ import { rich, slot } from '../lib/i18n/rich.tsx';
 import { useInstanceKnown, useSignInProviders } from '../lib/instance.ts';
 import type { ExternalIntent } from '../../shared/schemas/external-auth.ts';
 import type { Dialogs } from './dialog-api.tsx';
+import { DialogFooter } from './dialog-footer.tsx';
 import { useDialogs } from './dialog-provider.tsx';
 import { Modal } from './modal.tsx';
 
 // Messages are imported one module each: importing `m` from paraglide/messages.js would put every
 // message into the initial chunk (Bun's code splitting keeps a shared barrel whole).
-const m = { auth_provider_button, auth_provider_dialog_text, auth_provider_dialog_text_link, auth_provider_dialog_text_register, auth_provider_dialog_title, auth_provider_link_only, auth_providers_none, auth_redirecting, dialog_cancel, state_loading };
+const m = { auth_provider_button, auth_provider_dialog_text, auth_provider_dialog_text_link, auth_provider_dialog_text_register, auth_provider_dialog_title, auth_provider_link_only, auth_providers_none, auth_redirecting, state_loading };
 
 export type { ExternalIntent };
 
@@ -92,11 +92,7 @@ function AuthDialog({ intent, returnTo, onClose }: { intent: ExternalIntent; ret
       <p className="dialog_status" role="status">
         {pending ? rich(m.auth_redirecting({ provider: slot('provider') }), { provider: <bdi>{pending.name}</bdi> }) : ''}
       </p>
-      <div className="dialog_actions">
-        <button type="button" className="button" data-autofocus onClick={onClose}>
-          {m.dialog_cancel()}
-        </button>
-      </div>
+      <DialogFooter onCancel={onClose} />
     </Modal>
   );
 }

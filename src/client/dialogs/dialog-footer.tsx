@@ -13,7 +13,8 @@ type DialogSubmit = { label: ReactNode; disabled?: boolean; pending?: boolean; b
 
 /**
  * The end of every form dialog (spec §2 dialogs): why the last submit failed (an alert, `problemId` for
- * the fields' aria-describedby), then Cancel and the primary submit; without `submit`, Cancel alone.
+ * the fields' aria-describedby), then Cancel and the primary submit; without `submit`, Cancel alone,
+ * which then takes the focus.
  */
 export function DialogFooter(props: { problem?: ReactNode; problemId?: string; onCancel: () => void; cancelDisabled?: boolean; submit?: DialogSubmit }) {
   const { problem, problemId, onCancel, cancelDisabled, submit } = props;
@@ -25,7 +26,7 @@ export function DialogFooter(props: { problem?: ReactNode; problemId?: string; o
         </p>
       ) : null}
       <div className="dialog_actions">
-        <button type="button" className="button" onClick={onCancel} disabled={cancelDisabled}>
+        <button type="button" className="button" onClick={onCancel} disabled={cancelDisabled} data-autofocus={submit ? undefined : true}>
           {m.dialog_cancel()}
         </button>
         {submit ? (
