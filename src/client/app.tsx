@@ -1,5 +1,5 @@
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { StrictMode, Suspense, useState } from 'react';
+import { StrictMode, Suspense, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { Layout } from './components/layout.tsx';
 import { ErrorState, LoadingState } from './components/states.tsx';
@@ -29,6 +29,7 @@ export function App() {
           <LanguageProvider>
             <DialogProvider>
               <AuthProvider>
+                <RoutePreload />
                 <Shell />
               </AuthProvider>
             </DialogProvider>
@@ -70,6 +71,17 @@ function ScreenLoading() {
       <LoadingState />
     </div>
   );
+}
+
+/** Starts the routed screen's preload (routes.ts) when the address changes, not after the session check. */
+function RoutePreload() {
+  const [location] = useLocation();
+  const utils = trpc.useUtils();
+  useEffect(() => {
+    const match = matchPathname(routes, location);
+    match?.view.preload?.(match.params, utils);
+  }, [location, utils]);
+  return null;
 }
 
 function Shell() {

@@ -24,6 +24,12 @@ beforeAll(async () => {
 afterAll(() => server.stop());
 
 const body = () => within(document.body);
+/** The services dialog once the instance has named its services (until then it says it is loading). */
+async function servicesDialog(): Promise<HTMLElement> {
+  const dialog = await body().findByRole('dialog', { name: 'Choose a service' });
+  await waitFor(() => expect(dialog.querySelector('.dialog_body[aria-busy="true"]')).toBeNull());
+  return dialog;
+}
 const path = () => location.pathname + location.search;
 
 type Call = { method: string; path: string; query: Record<string, string>; body: unknown };
@@ -106,7 +112,7 @@ describe('authentication dialog', () => {
     openApp('/login');
     const other = await body().findByRole('button', { name: 'Sign in with another service' });
     act(() => fireEvent.click(other));
-    const dialog = await body().findByRole('dialog', { name: 'Choose a service' });
+    const dialog = await servicesDialog();
     const buttons = within(dialog).getAllByRole('button', { name: /^Continue with / });
     // The table's order (app-info.ts), not the configuration's.
     expect(buttons.map((button) => button.textContent)).toEqual(['Continue with GitHub', 'Continue with Discord']);
@@ -123,7 +129,7 @@ describe('authentication dialog', () => {
     openApp('/login');
     const other = await body().findByRole('button', { name: 'Sign in with another service' });
     act(() => fireEvent.click(other));
-    const signInDialog = await body().findByRole('dialog', { name: 'Choose a service' });
+    const signInDialog = await servicesDialog();
     expect(within(signInDialog).getAllByRole('button', { name: /^Continue with / }).map((button) => button.getAttribute('data-provider'))).toEqual(['steam', 'github', 'gitlab', 'twitch', 'discord']);
     expect(signInDialog.querySelector('.provider_note')).toBeNull();
     act(() => fireEvent.click(within(signInDialog).getByRole('button', { name: 'Cancel' })));
@@ -135,7 +141,7 @@ describe('authentication dialog', () => {
     openApp('/me', user.token);
     const link = await body().findByRole('button', { name: 'Link another account' });
     act(() => fireEvent.click(link));
-    const linkDialog = await body().findByRole('dialog', { name: 'Choose a service' });
+    const linkDialog = await servicesDialog();
     expect(within(linkDialog).getAllByRole('button', { name: /^Continue with / }).map((button) => button.getAttribute('data-provider'))).toEqual(['steam', 'github', 'gitlab', 'itch', 'twitch', 'discord']);
     const itch = within(linkDialog).getByRole('button', { name: 'Continue with itch.io' });
     expect(document.getElementById(itch.getAttribute('aria-describedby')!)?.textContent).toBe('itch.io is only shown on your profile and store pages: it does not sign you in here.');
@@ -156,7 +162,7 @@ describe('authentication dialog', () => {
     openApp('/login');
     const other = await body().findByRole('button', { name: 'Sign in with another service' });
     act(() => fireEvent.click(other));
-    const dialog = await body().findByRole('dialog', { name: 'Choose a service' });
+    const dialog = await servicesDialog();
     act(() => fireEvent.click(within(dialog).getByRole('button', { name: 'Continue with GitHub' })));
     act(() => fireEvent.click(within(dialog).getByRole('button', { name: 'Continue with Steam' })));
     const error = await body().findByRole('alertdialog', { name: 'Error' });
@@ -182,7 +188,7 @@ describe('authentication dialog', () => {
       openApp('/register');
       const other = await body().findByRole('button', { name: 'Sign in with another service' });
       act(() => fireEvent.click(other));
-      const dialog = await body().findByRole('dialog', { name: 'Choose a service' });
+      const dialog = await servicesDialog();
       expect(within(dialog).getByText('Create your account by signing in with one of these services.')).toBeTruthy();
       act(() => fireEvent.click(within(dialog).getByRole('button', { name: 'Continue with GitLab' })));
       await waitFor(() => expect(submitted).toBeDefined());
@@ -455,7 +461,7 @@ describe('linked credentials on /me', () => {
       openApp('/me', user.token);
       const link = await body().findByRole('button', { name: 'Link another account' });
       act(() => fireEvent.click(link));
-      const dialog = await body().findByRole('dialog', { name: 'Choose a service' });
+      const dialog = await servicesDialog();
       expect(within(dialog).getByText('Link your account on one of these services to sign in with it too.')).toBeTruthy();
       act(() => fireEvent.click(within(dialog).getByRole('button', { name: 'Continue with Twitch' })));
       await waitFor(() => expect(submitted).toBeDefined());

@@ -177,11 +177,12 @@ describe('the oauth page after a refusal', () => {
     expect(alert.querySelector('.oauth_hint')?.textContent).toBe('This sign-in link is stale or was opened in another browser.');
     act(() => fireEvent.click(nextButton(main, 'Try again')));
     let dialog: HTMLElement | null = null;
+    // The services once the instance has named them (until then the dialog says it is loading).
     await until(() => {
       dialog = document.querySelector('dialog[open]');
       expect(dialog?.textContent).toContain('Choose a service');
+      expect(within(dialog!).getByRole('button', { name: 'Continue with Steam' })).toBeTruthy();
     });
-    expect(within(dialog!).getByRole('button', { name: 'Continue with Steam' })).toBeTruthy();
     expect(leftFor).toHaveLength(0);
   });
 

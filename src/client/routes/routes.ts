@@ -1,4 +1,5 @@
 import { lazy, type ComponentType } from 'react';
+import type { trpc } from '../lib/trpc.ts';
 import { appRoutes, bindRoutes, type ScreenName } from '../../shared/routes/app-routes.ts';
 import type { Route } from '../../shared/routes/match.ts';
 import HomePage from './home/home-page.tsx';
@@ -9,6 +10,11 @@ export type RouteView = {
   component: ComponentType<ViewProps>;
   /** Reachable without signing in even when the instance requires it (the sign-in screens). */
   public?: boolean;
+  /**
+   * Started as soon as the app knows the address, beside the session check: the screen's code and
+   * its first data, which would otherwise wait for the session, then the chunk, one after the other.
+   */
+  preload?: (params: Record<string, string>, utils: ReturnType<typeof trpc.useUtils>) => void;
 };
 
 // Home ships with the shell (the first paint of most visits); every other screen is its own chunk.
@@ -23,7 +29,8 @@ const BranchPage = lazy(() => import('./projects/branch/branch-page.tsx'));
 const VersionPage = lazy(() => import('./projects/version/version-page.tsx'));
 const ManagePage = lazy(() => import('./projects/manage/manage-page.tsx'));
 const StoreIndexPage = lazy(() => import('./store/store-index-page.tsx'));
-const StoreProjectPage = lazy(() => import('./store/store-project-page.tsx'));
+const storeProjectChunk = () => import('./store/store-project-page.tsx');
+const StoreProjectPage = lazy(storeProjectChunk);
 const InvitePage = lazy(() => import('./invite/invite-page.tsx'));
 const PackagePage = lazy(() => import('./projects/package/package-page.tsx'));
 const PackagesPage = lazy(() => import('./projects/packages/packages-page.tsx'));
@@ -58,7 +65,14 @@ const screens: Record<ScreenName, RouteView> = {
   packagePlay: { component: PackagePlayPage },
   packageCloudPlay: { component: PackageCloudPlayPage },
   storeIndex: { component: StoreIndexPage },
-  storeProject: { component: StoreProjectPage },
+  // The store page is what visitors arrive on from outside (its paint is the figure: bench:store).
+  storeProject: {
+    component: StoreProjectPage,
+    preload: (params, utils) => {
+      void storeProjectChunk();
+      if (params.project) void utils.store.project.prefetch({ project: params.project });
+    },
+  },
   storePlay: { component: StorePlayPage },
   storeCloudPlay: { component: StoreCloudPlayPage },
   local: { component: LocalPage },
