@@ -128,6 +128,41 @@ describe('download URLs', () => {
     // The unsigned public route serves only public packages.
     expect((await fetch(`${server.url}/api/files/${packageId}/zip/public/x.zip`)).status).toBe(404);
   });
+
+  test('hostile path segments get a catalogued refusal with CORS, never a 500; a bearer of any caller changes nothing', async () => {
+    const url = await downloadUrl(server, `${base()}/download?filter=zip`, team.owner.token);
+    const path = new URL(url).pathname;
+    const [, , , id, kind, expires, signature, name] = path.split('/');
+    const hostile = ['a%00b', '%1B%5B31m', 'x'.repeat(4000), '..%2F..%2Fetc%2Fpasswd', '%E2%80%AE', '-1', '1e309', '%20'];
+    const stranger = await registerUser(server);
+    for (const value of hostile) {
+      // The name is cosmetic: the signed file answers under its own name whatever the last segment says.
+      const named = await fetch(`${server.url}${path.split('/').slice(0, 7).join('/')}/${value}`, { method: 'HEAD' });
+      expect(named.status).toBe(200);
+      expect(named.headers.get('content-disposition')).toContain(`filename*=UTF-8''${name}`);
+      for (const at of [3, 4, 5, 6, 7]) {
+        const parts = [...path.split('/')];
+        parts[at] = value;
+        for (const target of [...(at === 7 ? [] : [parts.join('/')]), `/api/files/${at === 3 ? value : id}/${at === 4 ? value : kind}/public/${at === 7 ? value : name}`]) {
+          for (const method of ['GET', 'HEAD']) {
+            const response = await fetch(`${server.url}${target}`, { method });
+            expect(`${method} ${target.slice(0, 120)} → ${response.status}`).toMatch(/ → (400|401|404)$/);
+            expect(response.headers.get('access-control-allow-origin')).toBe('*');
+            if (method === 'GET') expect(['bad_param', 'not_found', 'wrong_auth']).toContain(((await response.json()) as { code: string }).code);
+          }
+        }
+      }
+    }
+    // The signature is the authorisation: the same answer with no bearer, the owner's, a stranger's or an unknown one.
+    const forged = url.replace(`/${signature}/`, `/${signature!.slice(0, -2)}${signature!.endsWith('AA') ? 'BB' : 'AA'}/`);
+    for (const authorization of [undefined, `Bearer ${team.owner.token}`, `Bearer ${stranger.token}`, 'Bearer cs_unknown']) {
+      const headers: Record<string, string> = authorization ? { authorization } : {};
+      expect((await fetch(url, { headers, method: 'HEAD' })).status).toBe(200);
+      expect((await fetch(forged, { headers })).status).toBe(404);
+      expect((await fetch(`${server.url}/api/files/${packageId}/zip/public/x.zip`, { headers })).status).toBe(404);
+    }
+    expect(expires).toMatch(/^\d+$/);
+  });
 });
 
 /** The UTF-8 file name of a Content-Disposition (filename*). */

@@ -1,4 +1,5 @@
 import { fromHex, type CompressionAlgorithm } from '../../../../shared/archive/index.ts';
+import { pathParamSchemas } from '../../../../shared/schemas/path-params.ts';
 import type { Deps } from '../../../deps.ts';
 import { notFound } from '../../../errors.ts';
 import { attachmentDisposition, type RangedBody } from '../../../http/range.ts';
@@ -125,6 +126,8 @@ function fileProducer(
  */
 export async function openPackageFile(deps: Deps, request: FileRequest, offer?: DeltaOffer): Promise<RangedBody> {
   const kind = parseDownloadKind(request.kind);
+  // The path's id, checked as the derived doors check theirs (the public route has no signature before the lookup).
+  if (!pathParamSchemas.package.safeParse(request.packageId).success) throw notFound('file');
   if ('public' in request) {
     // Only the ZIP (the torrents' web seed) has an unsigned route, and only for public packages.
     if (kind !== 'zip') throw notFound('file');
