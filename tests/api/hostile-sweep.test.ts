@@ -39,6 +39,9 @@ beforeAll(async () => {
   ids.session = (await call('GET', '/api/users/me/sessions'))[0].id;
   ids.lang = 'en';
   ids.page = 'index';
+  // A download file's kind and name, so a hostile package id reaches the file routes' lookup.
+  ids.kind = 'zip';
+  ids.filename = 'x.zip';
   ids.credential = (await call('POST', '/api/users/me/deploy-credentials', { provider: 'itch', key, title: 'sweep' })).id;
   ids.site = (await call('POST', `/api/projects/${project.id}/deploy-sites`, { credential: ids.credential, site: 'sweeper/game' })).id;
   // A finalized content image, so its finalize and media routes get the hostile input with a real id.
@@ -133,6 +136,19 @@ test('no operation answers 500 to hostile ids in its path', async () => {
     for (const id of hostileIds) {
       const path = pathWith(operation.path, () => id);
       await expectNoServerError(operation, path, operation.hasBody ? { json: { title: 'x' } } : {});
+    }
+  }
+}, 60_000);
+
+test('no operation answers 500 to a hostile id in one segment of its path, the others real', async () => {
+  const withIds = operations.filter((operation) => operation.path.includes('{'));
+  for (const operation of withIds) {
+    const names = [...operation.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]!);
+    for (const target of names) {
+      for (const id of hostileIds) {
+        const path = pathWith(operation.path, (name) => (name === target ? id : (ids[name] ?? 'unknown')));
+        await expectNoServerError(operation, path, operation.hasBody ? { json: { title: 'x' } } : {});
+      }
     }
   }
 }, 60_000);
