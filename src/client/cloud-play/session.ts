@@ -15,6 +15,7 @@ import { cloudPlayRetryMs, noMachineOnlineReason, type CloudSessionState, type C
 import { refusalReasonOf } from '../../shared/refusal-reasons.ts';
 import { TRPCClientError } from '@trpc/client';
 import { ApiError } from '../../shared/api/errors.ts';
+import { toDisplayError } from '../lib/errors.ts';
 import { sleep } from '../../shared/sleep.ts';
 import type { CloudPlayEvent, CloudPlayFailure } from './machine.ts';
 
@@ -60,20 +61,15 @@ const unreachableGraceMs = 90_000;
 const gatherTimeoutMs = 3000;
 const stopCloseMs = 2000;
 
-/** What a failed call says, from the REST client (ApiError) or the tRPC client (TRPCClientError, its data). */
-type CallFailure = { code: string; status: number; details: unknown; retryable: boolean };
+/** What a failed call says, from the REST client (ApiError) or the tRPC client (TRPCClientError), read as lib/errors.ts reads it. */
+type CallFailure = { code: string; details: unknown; retryable: boolean };
 
 function failureOf(error: unknown): CallFailure | undefined {
-  if (error instanceof ApiError) return { code: error.code, status: error.status, details: error.details, retryable: error.retryable };
-  if (!(error instanceof TRPCClientError)) return undefined;
-  const data = error.data as { code?: unknown; httpStatus?: unknown; details?: unknown } | undefined;
-  if (typeof data?.code === 'string') {
-    const status = typeof data.httpStatus === 'number' ? data.httpStatus : 0;
-    return { code: data.code, status, details: data.details, retryable: data.code !== 'out_of_storage' && (status >= 500 || status === 408) };
-  }
-  // No answer of this server's: the network failed, or a proxy answered for it (its page is no tRPC reply).
-  const aborted = [error, (error as { cause?: unknown }).cause].some((item) => (item as { name?: unknown } | undefined)?.name === 'AbortError');
-  return aborted ? { code: 'request_aborted', status: 0, details: undefined, retryable: false } : { code: 'network', status: 0, details: undefined, retryable: true };
+  if (!(error instanceof ApiError) && !(error instanceof TRPCClientError)) return undefined;
+  const { code, status = 0, details } = toDisplayError(error);
+  // ApiError's own rule, for tRPC's failures too: a network failure, a 5xx (but out_of_storage) or 408.
+  const retryable = error instanceof ApiError ? error.retryable : code !== 'out_of_storage' && (code === 'network' || status >= 500 || status === 408);
+  return { code, details, retryable };
 }
 
 /** The error body's code is `timeout` (spec §4: the only failure of session init that is asked again). */
