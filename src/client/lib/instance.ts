@@ -7,13 +7,16 @@ const fallback: InstanceInfo = { appName: defaultAppName, socialLinks: [], versi
 
 /** The instance's name and footer links (APP_NAME, SOCIAL_LINKS, REPORT_EMAIL on the server); fetched once. */
 export function useInstance(): InstanceInfo {
-  const query = trpc.instance.info.useQuery(undefined, { staleTime: Infinity, retry: 1, refetchOnWindowFocus: false });
-  return query.data ?? fallback;
+  return useInstanceQuery().data ?? fallback;
 }
 
 /** Whether the instance info has come (until then useInstance answers the fallback: no providers). */
 export function useInstanceKnown(): boolean {
-  return trpc.instance.info.useQuery(undefined, { staleTime: Infinity, retry: 1, refetchOnWindowFocus: false }).data !== undefined;
+  return useInstanceQuery().data !== undefined;
+}
+
+function useInstanceQuery() {
+  return trpc.instance.info.useQuery(undefined, { staleTime: Infinity, retry: 1, refetchOnWindowFocus: false });
 }
 
 /**
