@@ -51,8 +51,12 @@ export const operations = {
   docs: docsOperations,
 };
 
+/** An operation with its dotted name in the tree ('cloudPlay.init'): the tRPC path, the table's key. */
+export type NamedOperation = BoundOperation & { name: string };
+
 /** The tree's operations as a list, in the table's order. */
-export function operationList(tree: unknown = operations): BoundOperation[] {
-  if (isBoundOperation(tree)) return [tree];
-  return Object.values(tree as Record<string, unknown>).flatMap((node) => operationList(node));
+export function operationList(tree: unknown = operations, prefix = ''): NamedOperation[] {
+  return Object.entries(tree as Record<string, unknown>).flatMap(([key, node]) =>
+    isBoundOperation(node) ? [{ ...node, name: `${prefix}${key}` }] : operationList(node, `${prefix}${key}.`),
+  );
 }

@@ -60,9 +60,6 @@ export function trpcRecordOf<T>(tree: T): TrpcTreeOf<T> {
 }
 
 /** The tRPC paths ('cloudPlay.init') of the operations the server holds open: no idle timeout on their request. */
-export function heldPathsOf(tree: unknown, prefix = ''): string[] {
-  return Object.entries(tree as Record<string, unknown>).flatMap(([key, node]) => {
-    if (!isBoundOperation(node)) return heldPathsOf(node, `${prefix}${key}.`);
-    return !isHandwritten(node.binding) && (node.binding as Binding<AnyRoute>).held ? [`${prefix}${key}`] : [];
-  });
+export function heldPathsOf(operations: readonly (BoundOperation & { name: string })[]): string[] {
+  return operations.filter(({ binding }) => !isHandwritten(binding) && (binding as Binding<AnyRoute>).held).map(({ name }) => name);
 }

@@ -8,7 +8,7 @@ import { requestOriginOf } from '../http/request-origin.ts';
 import { isCrossSiteRequest } from '../http/same-origin.ts';
 import { sessionTokenFromCookie } from '../http/session-cookie.ts';
 import { AppError } from '../errors.ts';
-import { operations } from '../operations/operations.ts';
+import { operationList } from '../operations/operations.ts';
 import { heldPathsOf } from '../operations/trpc-door.ts';
 import { appRouter } from './router.ts';
 
@@ -17,7 +17,7 @@ import { appRouter } from './router.ts';
  * body guard has already read and checked the body (JSON only, bounded, shallow): tRPC gets that text.
  */
 export function trpcRoutes(deps: Deps) {
-  const held = new Set(heldPathsOf(operations));
+  const held = new Set(heldPathsOf(operationList()));
   return new Elysia({ name: 'trpc' }).all(
     '/trpc/*',
     ({ request, server, body }) => {
