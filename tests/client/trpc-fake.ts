@@ -1,6 +1,6 @@
-import { isBoundOperation, isHandwritten, type Binding, type BoundOperation } from '../../src/server/operations/binding.ts';
+import { isHandwritten, type Binding, type BoundOperation } from '../../src/server/operations/binding.ts';
 import { trpcInputOf } from '../../src/server/operations/inputs.ts';
-import { operations } from '../../src/server/operations/operations.ts';
+import { operationList } from '../../src/server/operations/operations.ts';
 import type { AnyRoute } from '../../src/shared/api/route.ts';
 
 /**
@@ -14,9 +14,9 @@ export type RestCall = { procedure: string; method: string; path: string; query:
 export type RestAnswer = { status?: number; json: unknown } | undefined;
 
 function operationOf(procedure: string): BoundOperation {
-  const node = procedure.split('.').reduce<unknown>((tree, key) => (tree as Record<string, unknown> | undefined)?.[key], operations);
-  if (!isBoundOperation(node)) throw new Error(`no operation ${procedure}`);
-  return node;
+  const found = operationList().find((operation) => operation.name === procedure);
+  if (!found) throw new Error(`no operation ${procedure}`);
+  return found;
 }
 
 /** A tRPC call as the REST call of its operation. */

@@ -2,10 +2,9 @@ import { describe, expect, test } from 'bun:test';
 import { Glob } from 'bun';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isBoundOperation, isHandwritten } from '../../src/server/operations/binding.ts';
-import { operations } from '../../src/server/operations/operations.ts';
+import { isHandwritten } from '../../src/server/operations/binding.ts';
+import { operationList } from '../../src/server/operations/operations.ts';
 import { appRouter } from '../../src/server/trpc/router.ts';
-import { routes } from '../../src/shared/api/routes.ts';
 
 /**
  * The client rule (src/client/README.md, docs/architecture.md "The client rule"): React screens use the tRPC
@@ -32,23 +31,8 @@ const keysAllowed: { file: string; why: string }[] = [
   { file: 'src/client/lib/local-app/use-local-app.ts', why: "the companion app's answers on loopback, not this server's" },
 ];
 
-/** Dotted route names ('deploys.sites.list') of every row, and whether its operation has a tRPC procedure. */
-function routeNames(): Map<string, boolean> {
-  const names = new Map<string, boolean>();
-  const walk = (table: Record<string, unknown>, tree: Record<string, unknown>, prefix: string) => {
-    for (const [key, row] of Object.entries(table)) {
-      const name = `${prefix}${key}`;
-      const node = tree[key];
-      if (isBoundOperation(node)) names.set(name, !isHandwritten(node.binding) || node.binding.procedure !== undefined);
-      else if (node && typeof node === 'object' && !('method' in (row as object))) walk(row as Record<string, unknown>, node as Record<string, unknown>, `${name}.`);
-      else throw new Error(`routes.${name} has no operation`);
-    }
-  };
-  walk(routes, operations, '');
-  return names;
-}
-
-const names = routeNames();
+/** Dotted route names ('deploys.sites.list') of every row (tests/unit/operations.test.ts: the tree's are the table's), and whether its operation has a tRPC procedure. */
+const names = new Map(operationList().map(({ name, binding }) => [name, !isHandwritten(binding) || binding.procedure !== undefined]));
 const withProcedure = new Set([...names].filter(([, has]) => has).map(([name]) => name));
 
 function clientFiles(): string[] {
