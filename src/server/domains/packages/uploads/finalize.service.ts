@@ -121,7 +121,19 @@ export async function finalizePackage(deps: Deps, projectId: string, packageId: 
   await checkUploadToken(deps.db, packageId, input.token, { allowExpired: row.status !== 'uploading' });
   if (row.status !== 'uploading') return finishedAlready(row, parts);
   await checkParts(deps.db, row, parts);
+  try {
+    return await finalizeFromParts(deps, row, parts);
+  } catch (error) {
+    // The same finalize sent again (through another process) finished first and dropped the parts this
+    // one was reading: its package is the answer.
+    const now = await findPackageRow(deps.db, packageId);
+    if (now && now.status !== 'uploading') return finishedAlready(now, parts);
+    throw error;
+  }
+}
 
+async function finalizeFromParts(deps: Deps, row: PackageRow, parts: PartDescriptor[]): Promise<Package> {
+  const { projectId, id: packageId } = row;
   const archive = await readArchiveParts(deps, row, parts);
   await checkPatchShape(deps.db, row, archive.baseIndexHash).catch(async (error) => {
     await archive.cancel();
